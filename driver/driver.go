@@ -1,0 +1,158 @@
+// Package driver defines what a system has to implement to be benchmarked by
+// dbrig: the DB interface, optional capabilities, and error classes.
+//
+// One subpackage per system (sim, pebble, null, redis, postgres, ...) provides
+// an Open function; driver/all wires them into a Registry.
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/dbrig/dbrig/spec"
+)
+
+// Record is one row: field name → value.
+type Record map[string][]byte
+
+// DB is the only thing a new system has to implement. A DB is shared by all
+// clients of a run, so every method must be safe for concurrent use.
+type DB interface {
+	// Read returns the named fields of one record (all fields when fields is nil).
+	// A missing key returns an error that wraps ErrNotFound.
+	Read(ctx context.Context, table, key string, fields []string) (Record, error)
+	// Scan returns up to n records in key order, starting at startKey (inclusive).
+	Scan(ctx context.Context, table, startKey string, n int, fields []string) ([]Record, error)
+	// Update overwrites the given fields of an existing record.
+	Update(ctx context.Context, table, key string, values Record) error
+	// Insert writes a new record.
+	Insert(ctx context.Context, table, key string, values Record) error
+	// Delete removes one record.
+	Delete(ctx context.Context, table, key string) error
+	Close() error
+}
+
+// Optional capabilities, discovered with type assertions.
+
+// BatchInserter inserts many records in one round trip (fast load).
+type BatchInserter interface {
+	InsertBatch(ctx context.Context, table string, keys []string, values []Record) error
+}
+
+// Versioner reports the server's version for the run's context.
+type Versioner interface {
+	ServerVersion(ctx context.Context) (string, error)
+}
+
+// Resetter drops all benchmark data (used before a fresh load).
+type Resetter interface {
+	Reset(ctx context.Context) error
+}
+
+// Describer returns the target of a driver with any secret removed, for the
+// run's context (e.g. "postgres://bench@127.0.0.1:5432/ycsb").
+type Describer interface {
+	Target() string
+}
+
+// Config is what a driver receives when it is opened.
+type Config struct {
+	// Props holds all properties of the run; a driver reads its own
+	// (prefixed with its name, e.g. "redis.addr") and so marks them as known.
+	Props *spec.Props
+	// Dir is a scratch directory the driver may use when it has no explicit
+	// data path (embedded engines).
+	Dir string
+}
+
+// OpenFunc opens a DB for one run.
+type OpenFunc func(ctx context.Context, cfg Config) (DB, error)
+
+// Registry maps a driver name to its OpenFunc. Build one with driver/all.
+type Registry map[string]OpenFunc
+
+// Open opens the named driver, or explains which names exist.
+func (r Registry) Open(ctx context.Context, name string, cfg Config) (DB, error) {
+	open, ok := r[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown driver %q (expected one of: %v)", name, r.Names())
+	}
+	return open(ctx, cfg)
+}
+
+// Names lists the registered drivers in order.
+func (r Registry) Names() []string {
+	names := make([]string, 0, len(r))
+	for n := range r {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ErrNotFound is wrapped by Read, Update and Delete when the key does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Class is the kind of an error, so a run can keep going through faults and
+// count what went wrong.
+type Class string
+
+const (
+	ClassNone        Class = ""
+	ClassNotFound    Class = "not_found"
+	ClassTimeout     Class = "timeout"
+	ClassUnavailable Class = "unavailable"
+	ClassConflict    Class = "conflict"
+	ClassOther       Class = "other"
+)
+
+// Classes lists every error class in a fixed order (index = Class.Index()).
+var Classes = [...]Class{ClassNotFound, ClassTimeout, ClassUnavailable, ClassConflict, ClassOther}
+
+// Index is the position of c in Classes, or -1 for ClassNone.
+func (c Class) Index() int {
+	for i, x := range Classes {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// ClassError attaches a class to an error. Drivers wrap the errors of their
+// client library with it (see Classify).
+type ClassError struct {
+	Class Class
+	Err   error
+}
+
+func (e *ClassError) Error() string { return string(e.Class) + ": " + e.Err.Error() }
+func (e *ClassError) Unwrap() error { return e.Err }
+
+// Classify wraps err with a class; nil stays nil.
+func Classify(class Class, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ClassError{Class: class, Err: err}
+}
+
+// ClassOf tells the class of an error returned by a driver.
+func ClassOf(err error) Class {
+	if err == nil {
+		return ClassNone
+	}
+	if errors.Is(err, ErrNotFound) {
+		return ClassNotFound
+	}
+	var ce *ClassError
+	if errors.As(err, &ce) {
+		return ce.Class
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ClassTimeout
+	}
+	return ClassOther
+}

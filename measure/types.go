@@ -1,0 +1,92 @@
+// Package measure records operation latencies without coordinated omission:
+// every operation is recorded with its intended start, actual start and end,
+// into per-client HDR histograms that are swapped every second into an
+// Interval. Summaries are exact merges of intervals.
+package measure
+
+import (
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram range: 1 µs to 1 h at 3 significant digits; values are microseconds.
+const (
+	HistMinUS   = 1
+	HistMaxUS   = int64(time.Hour / time.Microsecond)
+	HistSigFigs = 3
+)
+
+// NewHistogram returns an empty histogram with dbrig's standard range.
+func NewHistogram() *hdr.Histogram { return hdr.New(HistMinUS, HistMaxUS, HistSigFigs) }
+
+// Op is the index of an operation type in the names a Recorder was made with.
+type Op int
+
+// Phase names. Only PhaseMeasure counts in summaries.
+const (
+	PhaseLoad    = "load"
+	PhaseWarmup  = "warmup"
+	PhaseMeasure = "measure"
+)
+
+// Interval is one second (the last one may be shorter) of measurements.
+type Interval struct {
+	Phase   string
+	Start   time.Time
+	End     time.Time
+	Ops     []OpInterval // one entry per op type that completed operations
+	Dropped int64        // open model: operations dropped at the backlog limit
+	Backlog int64        // open model: operations waiting for a client at End
+}
+
+// OpInterval is one operation type within an Interval.
+type OpInterval struct {
+	Op      string
+	Count   int64            // completed operations, errors included
+	Errors  int64            // operations that returned an error
+	Classes map[string]int64 // errors by driver.Class
+	// Response is end − intended start ("latency"); Service is end − actual start.
+	Response *hdr.Histogram
+	Service  *hdr.Histogram
+}
+
+// ErrorSample is a distinct error message seen during a phase.
+type ErrorSample struct {
+	Op      string
+	Class   string
+	Message string
+	Count   int64
+}
+
+// Stats are the figures of one histogram, in microseconds.
+type Stats struct {
+	Count                                     int64
+	Mean                                      float64
+	Min, P50, P90, P95, P99, P999, P9999, Max int64
+}
+
+// OpSummary is one operation type over a whole phase.
+type OpSummary struct {
+	Op         string
+	Count      int64
+	Errors     int64
+	Classes    map[string]int64
+	Throughput float64 // completed operations per second of the phase
+	Response   Stats
+	Service    Stats
+	// Merged histograms, kept so they can be stored and merged again exactly.
+	ResponseHist *hdr.Histogram
+	ServiceHist  *hdr.Histogram
+}
+
+// Summary is one phase of a run.
+type Summary struct {
+	Phase   string
+	Start   time.Time
+	End     time.Time
+	Ops     []OpSummary // in the workload's op order, then "OVERALL"? no: overall is separate
+	Overall OpSummary   // all operation types merged
+	Dropped int64
+	Errors  []ErrorSample
+}

@@ -1,0 +1,40 @@
+package spec
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// secretKey matches property names whose values are secrets.
+var secretKey = regexp.MustCompile(`(?i)(password|passwd|secret|token)`)
+
+// dsnPassword matches "password=..." inside key=value DSNs (libpq style).
+var dsnPassword = regexp.MustCompile(`(?i)(password=)([^\s&;]+)`)
+
+// userinfoPassword matches "user:secret@" inside URLs and Go MySQL DSNs
+// ("user:secret@tcp(host)/db") that net/url cannot parse.
+var userinfoPassword = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9+.-]*://)?([^:/@\s]+):([^@\s]*)@`)
+
+// Redact removes any password from a URL or DSN so it can be stored or printed.
+func Redact(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+			s = u.String()
+			s = strings.Replace(s, "xxxxx", "REDACTED", 1)
+		}
+	} else {
+		s = userinfoPassword.ReplaceAllString(s, "${1}${2}:REDACTED@")
+	}
+	return dsnPassword.ReplaceAllString(s, "${1}REDACTED")
+}
+
+// RedactProp redacts the value of a property: wholly when its name says it is a
+// secret, else any password embedded in it.
+func RedactProp(key, value string) string {
+	if secretKey.MatchString(key) && value != "" {
+		return "REDACTED"
+	}
+	return Redact(value)
+}
