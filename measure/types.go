@@ -85,8 +85,8 @@ type Summary struct {
 	Phase   string
 	Start   time.Time
 	End     time.Time
-	Ops     []OpSummary // in the workload's op order, then "OVERALL"? no: overall is separate
-	Overall OpSummary   // all operation types merged
+	Ops     []OpSummary // in the workload's op order
+	Overall OpSummary   // all operation types merged, Op "OVERALL"
 	Dropped int64
 	Errors  []ErrorSample
 }
