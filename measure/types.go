@@ -36,7 +36,7 @@ type Interval struct {
 	Start   time.Time
 	End     time.Time
 	Ops     []OpInterval // one entry per op type that completed operations
-	Dropped int64        // open model: operations dropped at the backlog limit
+	Dropped int64        // open model: operations dropped at the backlog limit or not started by the phase's end
 	Backlog int64        // open model: operations waiting for a client at End
 }
 

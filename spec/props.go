@@ -6,6 +6,7 @@ package spec
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -76,16 +77,21 @@ func (p *Props) SetFlag(flag, kv string) error {
 	return nil
 }
 
-// LoadFile reads a Java-style properties file as YCSB does: "key=value",
-// "key: value" or "key value"; '#' and '!' start comments; a trailing
-// backslash continues a line.
+// LoadFile reads a Java-style properties file; see Load.
 func (p *Props) LoadFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("property file: %w", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	return p.Load(path, f)
+}
+
+// Load reads properties as YCSB does (java.util.Properties): "key=value",
+// "key: value" or "key value"; '#' and '!' start comments; a trailing
+// backslash continues a line. name is used in error sources.
+func (p *Props) Load(name string, r io.Reader) error {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	lineNo, startLine := 0, 0
 	var pending strings.Builder
@@ -105,9 +111,10 @@ func (p *Props) LoadFile(path string) error {
 		pending.WriteString(line)
 		logical := pending.String()
 		pending.Reset()
+		src := Source{File: name, Line: startLine}
 		i := strings.IndexAny(logical, "=: \t")
 		if i < 0 {
-			p.Set(logical, "", Source{File: path, Line: startLine})
+			p.Set(logical, "", src)
 			continue
 		}
 		key := logical[:i]
@@ -115,10 +122,10 @@ func (p *Props) LoadFile(path string) error {
 		if rest != "" && (rest[0] == '=' || rest[0] == ':') {
 			rest = rest[1:]
 		}
-		p.Set(key, strings.TrimSpace(rest), Source{File: path, Line: startLine})
+		p.Set(key, strings.TrimSpace(rest), src)
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("property file %s: %w", path, err)
+		return fmt.Errorf("property file %s: %w", name, err)
 	}
 	return nil
 }

@@ -38,3 +38,22 @@ func RedactProp(key, value string) string {
 	}
 	return Redact(value)
 }
+
+// RedactText redacts every "key=value" line of a properties text, so the text
+// of a property file can be stored with a run.
+func RedactText(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		trimmed := strings.TrimLeft(line, " \t")
+		if trimmed == "" || trimmed[0] == '#' || trimmed[0] == '!' {
+			continue
+		}
+		j := strings.IndexAny(trimmed, "=:")
+		if j < 0 {
+			continue
+		}
+		key := strings.TrimSpace(trimmed[:j])
+		lines[i] = line[:len(line)-len(trimmed)] + trimmed[:j+1] + RedactProp(key, strings.TrimSpace(trimmed[j+1:]))
+	}
+	return strings.Join(lines, "\n")
+}

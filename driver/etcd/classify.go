@@ -1,0 +1,67 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/status"
+
+	"github.com/dbrig/dbrig/driver"
+)
+
+// classify attaches a driver.Class to an error of the etcd client.
+func (db *DB) classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	c := classOf(err)
+	// The client waits for a usable connection until the deadline, so an
+	// unreachable cluster shows up as DeadlineExceeded; when no connection
+	// is ready the cause was reachability, not a slow server.
+	if c == driver.ClassTimeout && !db.connected() {
+		return driver.Classify(driver.ClassUnavailable, fmt.Errorf("%w (no connection to any endpoint)", err))
+	}
+	return driver.Classify(c, err)
+}
+
+func (db *DB) connected() bool {
+	return db.cli.ActiveConnection().GetState() == connectivity.Ready
+}
+
+// classOf maps an etcd or gRPC error to a class, by the etcd server error
+// where it has one, else by the gRPC status code.
+func classOf(err error) driver.Class {
+	switch {
+	case errors.Is(err, rpctypes.ErrTimeout), errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail),
+		errors.Is(err, rpctypes.ErrTimeoutWaitAppliedIndex):
+		return driver.ClassTimeout
+	case errors.Is(err, rpctypes.ErrNoLeader), errors.Is(err, rpctypes.ErrNotCapable),
+		errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost), errors.Is(err, rpctypes.ErrLeaderChanged),
+		errors.Is(err, rpctypes.ErrStopped), errors.Is(err, rpctypes.ErrTooManyRequests):
+		return driver.ClassUnavailable
+	case errors.Is(err, context.DeadlineExceeded):
+		return driver.ClassTimeout
+	case errors.Is(err, context.Canceled):
+		return driver.ClassOther // the caller gave up; not the server's fault
+	}
+	code := codes.Unknown
+	var coded interface{ Code() codes.Code } // rpctypes.EtcdError
+	if errors.As(err, &coded) {
+		code = coded.Code()
+	} else if s, ok := status.FromError(err); ok {
+		code = s.Code()
+	}
+	switch code {
+	case codes.DeadlineExceeded:
+		return driver.ClassTimeout
+	case codes.Unavailable, codes.Canceled: // Canceled without a canceled context: the connection closed
+		return driver.ClassUnavailable
+	case codes.Aborted:
+		return driver.ClassConflict
+	}
+	return driver.ClassOther
+}

@@ -1,0 +1,61 @@
+package hazelcast
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"syscall"
+
+	"github.com/hazelcast/hazelcast-go-client/hzerrors"
+
+	"github.com/dbrig/dbrig/driver"
+)
+
+// classify attaches a driver.Class to an error of the Hazelcast client.
+func (db *DB) classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	c := classOf(err)
+	// While disconnected the client parks invocations until their deadline,
+	// so an unreachable cluster shows up as a timeout; name the cause.
+	if c == driver.ClassTimeout && !db.connected() {
+		return driver.Classify(driver.ClassUnavailable, fmt.Errorf("%w (client disconnected from the cluster)", err))
+	}
+	return driver.Classify(c, err)
+}
+
+// unavailable are the client's errors for "no member could be reached or the
+// member is going away"; the client retries them until the operation's
+// deadline, so they surface when the outage outlasts the timeout.
+var unavailable = []error{
+	hzerrors.ErrClientOffline, hzerrors.ErrClientNotActive, hzerrors.ErrTargetDisconnected,
+	hzerrors.ErrIO, hzerrors.ErrRetryableIO, hzerrors.ErrSocket, hzerrors.ErrEOF,
+	hzerrors.ErrHazelcastInstanceNotActive, hzerrors.ErrMemberLeft, hzerrors.ErrTargetNotMember,
+	hzerrors.ErrCallerNotMember, hzerrors.ErrNoDataMember, hzerrors.ErrHazelcastOverLoad,
+	hzerrors.ErrSplitBrainProtection, hzerrors.ErrPartitionMigrating, hzerrors.ErrWrongTarget,
+	hzerrors.ErrAddressNotFound, syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EPIPE,
+}
+
+func classOf(err error) driver.Class {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, hzerrors.ErrOperationTimeout),
+		errors.Is(err, hzerrors.ErrTimeout):
+		return driver.ClassTimeout
+	case errors.Is(err, context.Canceled):
+		return driver.ClassOther // the caller gave up; not the server's fault
+	case errors.Is(err, hzerrors.ErrConcurrentModification):
+		return driver.ClassConflict
+	}
+	for _, u := range unavailable {
+		if errors.Is(err, u) {
+			return driver.ClassUnavailable
+		}
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return driver.ClassUnavailable
+	}
+	return driver.ClassOther
+}

@@ -1,0 +1,413 @@
+// Package postgres benchmarks PostgreSQL through pgx's native API and
+// connection pool (not database/sql, which costs an extra copy and lock per
+// row).
+//
+// Layout: one table per YCSB table name (property table, default usertable),
+// created on first use if missing:
+//
+//	usertable(ycsb_key VARCHAR(255) COLLATE "C" PRIMARY KEY, field0 BYTEA, …, field<fieldcount-1> BYTEA)
+//
+// COLLATE "C" makes scans run in byte order whatever the database locale;
+// BYTEA keeps values byte-exact. fieldcount (default 10) and fieldnameprefix
+// (default "field") are the YCSB properties the ycsb workload reads too. A
+// table that exists with other columns is reported at open, not changed.
+// Statements are prepared once per connection (pgx's statement cache).
+//
+// Properties:
+//
+//	pg.url       connection URL (required), e.g. postgres://user:secret@127.0.0.1:5432/db?sslmode=disable;
+//	             the password is redacted wherever the target is shown or stored
+//	pg.timeout   per-operation timeout (default 10s; 0 = none)
+//	pg.poolsize  connections (default: max(threadcount, 4))
+//	pg.batch     bulk-load method: copy (COPY FROM STDIN, default) or insert (multi-row INSERT)
+//
+// Example:
+//
+//	dbrig run -P workloads/workloada --driver postgres -p pg.url='postgres://dbrig:secret@127.0.0.1:15432/dbrig?sslmode=disable'
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/sqltable"
+	"github.com/dbrig/dbrig/spec"
+)
+
+// DB is a PostgreSQL target. It is safe for concurrent use.
+type DB struct {
+	pool    *pgxpool.Pool
+	layout  *sqltable.Layout
+	timeout time.Duration
+	target  string
+	copy    bool // bulk load with COPY rather than multi-row INSERT
+
+	mu     sync.Mutex                                 // serializes creating tables
+	tables atomic.Pointer[map[string]*sqltable.Table] // copy on write
+}
+
+var (
+	_ driver.DB            = (*DB)(nil)
+	_ driver.BatchInserter = (*DB)(nil)
+	_ driver.Versioner     = (*DB)(nil)
+	_ driver.Resetter      = (*DB)(nil)
+	_ driver.Describer     = (*DB)(nil)
+)
+
+// Open connects to pg.url and creates the table named by the table property.
+func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
+	p := cfg.Props
+	url, src, _ := p.Lookup("pg.url")
+	if url == "" {
+		return nil, fmt.Errorf("property pg.url is required: expected a URL such as postgres://user:secret@127.0.0.1:5432/db?sslmode=disable")
+	}
+	timeout, err := p.Duration("pg.timeout", 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	threads, err := p.IntMin("threadcount", 1, 1)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := p.IntMin("pg.poolsize", max(threads, 4), 1)
+	if err != nil {
+		return nil, err
+	}
+	batch, err := p.Choice("pg.batch", "copy", "insert")
+	if err != nil {
+		return nil, err
+	}
+	layout, err := sqltable.LayoutFromProps(p)
+	if err != nil {
+		return nil, err
+	}
+	table := p.String("table", "usertable")
+
+	pc, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's message repeats the URL; show it redacted.
+		return nil, fmt.Errorf("%s: property pg.url=%q: expected a PostgreSQL URL", src, spec.Redact(url))
+	}
+	pc.MaxConns = int32(pool)
+	if timeout > 0 && pc.ConnConfig.ConnectTimeout == 0 {
+		pc.ConnConfig.ConnectTimeout = timeout
+	}
+	db := &DB{layout: layout, timeout: timeout, target: spec.Redact(url), copy: batch == "copy"}
+	db.tables.Store(&map[string]*sqltable.Table{})
+	db.pool, err = pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres %s: %w", db.target, classify(err))
+	}
+	if _, err := db.table(ctx, table); err != nil {
+		db.pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Target is pg.url without its password.
+func (db *DB) Target() string { return db.target }
+
+// table returns the statement cache of a table, creating the table first.
+func (db *DB) table(ctx context.Context, name string) (*sqltable.Table, error) {
+	if t := (*db.tables.Load())[name]; t != nil {
+		return t, nil
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	old := *db.tables.Load()
+	if t := old[name]; t != nil {
+		return t, nil
+	}
+	t, err := sqltable.NewTable(sqltable.Postgres(), db.layout, name, nil)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := db.opCtx(ctx)
+	defer cancel()
+	if _, err := db.pool.Exec(ctx, t.CreateSQL()); err != nil {
+		// Concurrent CREATE TABLE IF NOT EXISTS of the same table (another
+		// dbrig process) can race in the catalog: look before failing.
+		if _, err2 := db.pool.Exec(ctx, t.CheckSQL()); err2 != nil {
+			return nil, fmt.Errorf("postgres: create table %s: %w", name, classify(err))
+		}
+	}
+	if _, err := db.pool.Exec(ctx, t.CheckSQL()); err != nil {
+		return nil, fmt.Errorf("postgres: table %s exists but not with columns %s, %s … %s (fieldcount=%d): drop it or change fieldcount/fieldnameprefix: %w",
+			name, sqltable.KeyColumn, db.layout.Fields[0], db.layout.Fields[len(db.layout.Fields)-1], len(db.layout.Fields), classify(err))
+	}
+	m := make(map[string]*sqltable.Table, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[name] = t
+	db.tables.Store(&m)
+	return t, nil
+}
+
+func (db *DB) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if db.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, db.timeout)
+}
+
+// Read implements driver.DB.
+func (db *DB) Read(ctx context.Context, table, key string, fields []string) (driver.Record, error) {
+	t, err := db.table(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	s, err := t.ReadStmt(ctx, fields)
+	if err != nil {
+		return nil, fmt.Errorf("postgres read %s: %w", table, err)
+	}
+	ctx, cancel := db.opCtx(ctx)
+	defer cancel()
+	vals, dst := scanDest(len(s.Cols))
+	if err := db.pool.QueryRow(ctx, s.SQL, key).Scan(dst...); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("postgres read %s %q: %w", table, key, driver.ErrNotFound)
+		}
+		return nil, fmt.Errorf("postgres read %s %q: %w", table, key, classify(err))
+	}
+	return sqltable.Record(s, vals), nil
+}
+
+// scanDest returns n value slots and pointers to them for Scan.
+func scanDest(n int) ([][]byte, []any) {
+	vals := make([][]byte, n)
+	dst := make([]any, n)
+	for i := range vals {
+		dst[i] = &vals[i]
+	}
+	return vals, dst
+}
+
+// Scan implements driver.DB.
+func (db *DB) Scan(ctx context.Context, table, startKey string, n int, fields []string) ([]driver.Record, error) {
+	t, err := db.table(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	s, err := t.ScanStmt(ctx, fields)
+	if err != nil {
+		return nil, fmt.Errorf("postgres scan %s: %w", table, err)
+	}
+	ctx, cancel := db.opCtx(ctx)
+	defer cancel()
+	rows, err := db.pool.Query(ctx, s.SQL, startKey, n)
+	if err != nil {
+		return nil, fmt.Errorf("postgres scan %s %q: %w", table, startKey, classify(err))
+	}
+	defer rows.Close()
+	out := make([]driver.Record, 0, n)
+	for rows.Next() {
+		vals, dst := scanDest(len(s.Cols))
+		if err := rows.Scan(dst...); err != nil {
+			return nil, fmt.Errorf("postgres scan %s %q: %w", table, startKey, classify(err))
+		}
+		out = append(out, sqltable.Record(s, vals))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres scan %s %q: %w", table, startKey, classify(err))
+	}
+	return out, nil
+}
+
+// Update implements driver.DB; a missing key wraps driver.ErrNotFound.
+func (db *DB) Update(ctx context.Context, table, key string, values driver.Record) error {
+	t, err := db.table(ctx, table)
+	if err != nil {
+		return err
+	}
+	s, err := t.UpdateStmt(ctx, values)
+	if err != nil {
+		return fmt.Errorf("postgres update %s: %w", table, err)
+	}
+	ctx, cancel := db.opCtx(ctx)
+	defer cancel()
+	args := t.UpdateArgs(s, key, values, make([]any, 0, len(s.Cols)+1))
+	tag, err := db.pool.Exec(ctx, s.SQL, args...)
+	if err != nil {
+		return fmt.Errorf("postgres update %s %q: %w", table, key, classify(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres update %s %q: %w", table, key, driver.ErrNotFound)
+	}
+	return nil
+}
+
+// Insert implements driver.DB. Fields the record lacks are stored as NULL.
+func (db *DB) Insert(ctx context.Context, table, key string, values driver.Record) error {
+	t, err := db.table(ctx, table)
+	if err != nil {
+		return err
+	}
+	s, err := t.InsertStmt(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres insert %s: %w", table, err)
+	}
+	args, err := t.InsertArgs(key, values, make([]any, 0, len(db.layout.Fields)+1))
+	if err != nil {
+		return fmt.Errorf("postgres insert %s %q: %w", table, key, err)
+	}
+	ctx, cancel := db.opCtx(ctx)
+	defer cancel()
+	if _, err := db.pool.Exec(ctx, s.SQL, args...); err != nil {
+		return fmt.Errorf("postgres insert %s %q: %w", table, key, classify(err))
+	}
+	return nil
+}
+
+// Delete implements driver.DB; a missing key wraps driver.ErrNotFound.
+func (db *DB) Delete(ctx context.Context, table, key string) error {
+	t, err := db.table(ctx, table)
+	if err != nil {
+		return err
+	}
+	s, err := t.DeleteStmt(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres delete %s: %w", table, err)
+	}
+	ctx, cancel := db.opCtx(ctx)
+	defer cancel()
+	tag, err := db.pool.Exec(ctx, s.SQL, key)
+	if err != nil {
+		return fmt.Errorf("postgres delete %s %q: %w", table, key, classify(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres delete %s %q: %w", table, key, driver.ErrNotFound)
+	}
+	return nil
+}
+
+// InsertBatch implements driver.BatchInserter with one COPY (pg.batch=copy)
+// or multi-row INSERTs of at most the bind-parameter limit (pg.batch=insert).
+// Either way the batch is atomic only per statement.
+func (db *DB) InsertBatch(ctx context.Context, table string, keys []string, values []driver.Record) error {
+	if len(keys) != len(values) {
+		return fmt.Errorf("postgres insert batch: %d keys but %d records", len(keys), len(values))
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	t, err := db.table(ctx, table)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := db.opCtx(ctx)
+	defer cancel()
+	if db.copy {
+		return db.copyBatch(ctx, t, keys, values)
+	}
+	width := len(db.layout.Fields) + 1
+	args := make([]any, 0, min(len(keys), t.MaxRows())*width)
+	for start := 0; start < len(keys); start += t.MaxRows() {
+		end := min(start+t.MaxRows(), len(keys))
+		s, err := t.InsertRowsStmt(ctx, end-start)
+		if err != nil {
+			return fmt.Errorf("postgres insert batch %s: %w", table, err)
+		}
+		args = args[:0]
+		for i := start; i < end; i++ {
+			if args, err = t.InsertArgs(keys[i], values[i], args); err != nil {
+				return fmt.Errorf("postgres insert batch %s %q: %w", table, keys[i], err)
+			}
+		}
+		if _, err := db.pool.Exec(ctx, s.SQL, args...); err != nil {
+			return fmt.Errorf("postgres insert batch %s (%d rows from %q): %w", table, end-start, keys[start], classify(err))
+		}
+	}
+	return nil
+}
+
+func (db *DB) copyBatch(ctx context.Context, t *sqltable.Table, keys []string, values []driver.Record) error {
+	cols := make([]string, 0, len(db.layout.Fields)+1)
+	cols = append(append(cols, sqltable.KeyColumn), db.layout.Fields...)
+	// pgx encodes each row before asking for the next, so one row buffer is reused.
+	row := make([]any, 0, len(cols))
+	src := pgx.CopyFromSlice(len(keys), func(i int) ([]any, error) {
+		var err error
+		row, err = t.InsertArgs(keys[i], values[i], row[:0])
+		if err != nil {
+			return nil, fmt.Errorf("key %q: %w", keys[i], err)
+		}
+		return row, nil
+	})
+	if _, err := db.pool.CopyFrom(ctx, pgx.Identifier{t.Name}, cols, src); err != nil {
+		return fmt.Errorf("postgres copy into %s (%d rows from %q): %w", t.Name, len(keys), keys[0], classify(err))
+	}
+	return nil
+}
+
+// ServerVersion implements driver.Versioner, e.g. "PostgreSQL 15.18 (Debian 15.18-0+deb12u1)".
+func (db *DB) ServerVersion(ctx context.Context) (string, error) {
+	ctx, cancel := db.opCtx(ctx)
+	defer cancel()
+	var v string
+	if err := db.pool.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
+		return "", fmt.Errorf("postgres server version: %w", classify(err))
+	}
+	return "PostgreSQL " + v, nil
+}
+
+// Reset implements driver.Resetter: it empties every table this DB used.
+func (db *DB) Reset(ctx context.Context) error {
+	ctx, cancel := db.opCtx(ctx)
+	defer cancel()
+	for name, t := range *db.tables.Load() {
+		if _, err := db.pool.Exec(ctx, t.ClearSQL()); err != nil {
+			return fmt.Errorf("postgres reset %s: %w", name, classify(err))
+		}
+	}
+	return nil
+}
+
+// Close closes every connection.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// classify attaches a driver.Class to a pgx error.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "40001", pe.Code == "40P01", pe.Code == "55P03":
+			// serialization failure, deadlock, lock not available
+			return driver.Classify(driver.ClassConflict, err)
+		case pe.Code == "57014": // query canceled (statement_timeout)
+			return driver.Classify(driver.ClassTimeout, err)
+		case strings.HasPrefix(pe.Code, "08"), strings.HasPrefix(pe.Code, "57P"), pe.Code == "53300":
+			// connection exception, shutdown / cannot connect now, too many connections
+			return driver.Classify(driver.ClassUnavailable, err)
+		}
+		return err
+	}
+	if pgconn.Timeout(err) {
+		return driver.Classify(driver.ClassTimeout, err)
+	}
+	if c, ok := sqltable.NetClass(err); ok {
+		return driver.Classify(c, err)
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return driver.Classify(driver.ClassUnavailable, err)
+	}
+	return err
+}

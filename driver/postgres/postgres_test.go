@@ -1,0 +1,335 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/internal/testenv"
+	"github.com/dbrig/dbrig/spec"
+)
+
+var schemaSeq atomic.Int64
+
+// schemaURL creates a schema of its own for one test (dropped at the end) and
+// returns DBRIG_PG_URL with search_path set to it, so tests of this and other
+// packages sharing the server never see each other's tables.
+func schemaURL(t testing.TB) string {
+	t.Helper()
+	base := testenv.Need(t, "DBRIG_PG_URL")
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("connect %s: %v", spec.Redact(base), err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("t_%d_%d", time.Now().UnixNano(), schemaSeq.Add(1))
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), base)
+		if err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+			return
+		}
+		defer c.Close(context.Background())
+		if _, err := c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	return withParam(t, base, "search_path", schema)
+}
+
+func withParam(t testing.TB, rawURL, k, v string) string {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatalf("DBRIG_PG_URL: %v", err)
+	}
+	q := u.Query()
+	q.Set(k, v)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// open opens the driver with the given properties (pg.url among them).
+func open(t testing.TB, kv ...string) *DB {
+	t.Helper()
+	p := spec.NewProps()
+	for _, s := range kv {
+		if err := p.SetFlag("-p", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := Open(context.Background(), driver.Config{Props: p, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := p.Unknown(); err != nil {
+		t.Errorf("properties left unknown: %v", err)
+	}
+	return db.(*DB)
+}
+
+func rec(kv ...string) driver.Record {
+	r := driver.Record{}
+	for i := 0; i < len(kv); i += 2 {
+		r[kv[i]] = []byte(kv[i+1])
+	}
+	return r
+}
+
+func TestOpenErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		props []string
+		want  string
+	}{
+		{"no url", nil, "pg.url is required"},
+		{"bad url", []string{"pg.url=postgres://u:hunter2@127.0.0.1:1/db?sslmode=bogus"}, `pg.url="postgres://u:REDACTED@`},
+		{"bad timeout", []string{"pg.url=postgres://127.0.0.1:1/x", "pg.timeout=soon"}, "pg.timeout"},
+		{"bad pool", []string{"pg.url=postgres://127.0.0.1:1/x", "pg.poolsize=0"}, "pg.poolsize"},
+		{"bad batch", []string{"pg.url=postgres://127.0.0.1:1/x", "pg.batch=fast"}, "one of copy, insert"},
+		{"bad fieldcount", []string{"pg.url=postgres://127.0.0.1:1/x", "fieldcount=0"}, "fieldcount"},
+		{"bad table", []string{"pg.url=postgres://127.0.0.1:1/x", "pg.timeout=2s", "table=user table"}, "table name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := spec.NewProps()
+			for _, s := range tc.props {
+				if err := p.SetFlag("-p", s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db, err := Open(context.Background(), driver.Config{Props: p})
+			if err == nil {
+				db.Close()
+				t.Fatal("Open succeeded")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not contain %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("error leaks the password: %v", err)
+			}
+		})
+	}
+}
+
+func TestOpenRefusedIsUnavailable(t *testing.T) {
+	p := spec.NewProps()
+	// Port 1 on loopback: nothing listens, so the connection is refused.
+	p.Set("pg.url", "postgres://u:p@127.0.0.1:1/x?sslmode=disable", spec.Source{Flag: "-p"})
+	p.Set("pg.timeout", "2s", spec.Source{Flag: "-p"})
+	db, err := Open(context.Background(), driver.Config{Props: p})
+	if err == nil {
+		db.Close()
+		t.Fatal("Open succeeded")
+	}
+	if c := driver.ClassOf(err); c != driver.ClassUnavailable {
+		t.Errorf("class %q, want unavailable: %v", c, err)
+	}
+}
+
+func TestCRUD(t *testing.T) {
+	db := open(t, "pg.url="+schemaURL(t), "fieldcount=3")
+	ctx := context.Background()
+	if got := db.Target(); strings.Contains(got, "dbrig-secret") || !strings.Contains(got, "REDACTED") {
+		t.Errorf("Target %q: password not redacted", got)
+	}
+	if v, err := db.ServerVersion(ctx); err != nil || !strings.HasPrefix(v, "PostgreSQL 1") {
+		t.Errorf("ServerVersion = %q, %v", v, err)
+	}
+	// field2 missing → NULL → absent on read; field1 empty → present and empty.
+	in := rec("field0", "a\x00\xffz", "field1", "")
+	if err := db.Insert(ctx, "usertable", "k1", in); err != nil {
+		t.Fatal(err)
+	}
+	in["field0"][0] = 'X' // the driver must not keep the caller's buffers
+	got, err := db.Read(ctx, "usertable", "k1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || string(got["field0"]) != "a\x00\xffz" || got["field1"] == nil || len(got["field1"]) != 0 {
+		t.Errorf("Read = %q, want field0 and an empty field1", got)
+	}
+	if err := db.Update(ctx, "usertable", "k1", rec("field2", "c", "field0", "b")); err != nil {
+		t.Fatal(err)
+	}
+	got, err = db.Read(ctx, "usertable", "k1", []string{"field2", "field0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || string(got["field0"]) != "b" || string(got["field2"]) != "c" {
+		t.Errorf("Read after update = %q", got)
+	}
+	if _, err := db.Read(ctx, "usertable", "k1", []string{"nofield"}); err == nil || !strings.Contains(err.Error(), `unknown field "nofield"`) {
+		t.Errorf("Read of unknown field: %v", err)
+	}
+	if err := db.Insert(ctx, "usertable", "k2", rec("field9", "x")); err == nil {
+		t.Error("Insert of unknown field succeeded")
+	}
+	if err := db.Insert(ctx, "usertable", "k1", in); err == nil {
+		t.Error("Insert of an existing key succeeded")
+	}
+	if err := db.Delete(ctx, "usertable", "k1"); err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range map[string]error{
+		"read":   func() error { _, err := db.Read(ctx, "usertable", "k1", nil); return err }(),
+		"update": db.Update(ctx, "usertable", "k1", rec("field0", "z")),
+		"delete": db.Delete(ctx, "usertable", "k1"),
+	} {
+		if !errors.Is(err, driver.ErrNotFound) || driver.ClassOf(err) != driver.ClassNotFound {
+			t.Errorf("%s of a deleted key: %v, want not found", name, err)
+		}
+	}
+}
+
+func TestScanOrder(t *testing.T) {
+	db := open(t, "pg.url="+schemaURL(t), "fieldcount=2")
+	ctx := context.Background()
+	// Byte order, whatever the database locale: "B" < "a" < "b".
+	for _, k := range []string{"b", "a", "B", "a1"} {
+		if err := db.Insert(ctx, "usertable", k, rec("field0", k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.Scan(ctx, "usertable", "B", 3, []string{"field0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, r := range got {
+		keys = append(keys, string(r["field0"]))
+	}
+	if strings.Join(keys, ",") != "B,a,a1" {
+		t.Errorf("Scan from B, 3 = %v, want B,a,a1", keys)
+	}
+	if got, err := db.Scan(ctx, "usertable", "c", 10, nil); err != nil || len(got) != 0 {
+		t.Errorf("Scan past the end = %v, %v", got, err)
+	}
+}
+
+func TestInsertBatch(t *testing.T) {
+	for _, mode := range []string{"copy", "insert"} {
+		t.Run(mode, func(t *testing.T) {
+			db := open(t, "pg.url="+schemaURL(t), "fieldcount=2", "pg.batch="+mode)
+			ctx := context.Background()
+			// More rows than one multi-row INSERT may bind (65535/3 = 21845).
+			n := 22000
+			keys := make([]string, n)
+			vals := make([]driver.Record, n)
+			for i := range keys {
+				keys[i] = fmt.Sprintf("user%06d", i)
+				vals[i] = rec("field0", keys[i], "field1", "v")
+			}
+			if err := db.InsertBatch(ctx, "usertable", keys, vals); err != nil {
+				t.Fatal(err)
+			}
+			var count int
+			if err := db.pool.QueryRow(ctx, "SELECT count(*) FROM usertable").Scan(&count); err != nil || count != n {
+				t.Fatalf("count = %d, %v; want %d", count, err, n)
+			}
+			got, err := db.Read(ctx, "usertable", keys[n-1], nil)
+			if err != nil || string(got["field0"]) != keys[n-1] || string(got["field1"]) != "v" {
+				t.Errorf("last row = %q, %v", got, err)
+			}
+			bad := []driver.Record{rec("nofield", "x")}
+			if err := db.InsertBatch(ctx, "usertable", []string{"zz"}, bad); err == nil || !strings.Contains(err.Error(), "nofield") {
+				t.Errorf("batch with unknown field: %v", err)
+			}
+			if err := db.Reset(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.pool.QueryRow(ctx, "SELECT count(*) FROM usertable").Scan(&count); err != nil || count != 0 {
+				t.Errorf("count after Reset = %d, %v", count, err)
+			}
+		})
+	}
+}
+
+func TestLayoutMismatch(t *testing.T) {
+	u := schemaURL(t)
+	open(t, "pg.url="+u, "fieldcount=2")
+	p := spec.NewProps()
+	p.Set("pg.url", u, spec.Source{Flag: "-p"})
+	p.Set("fieldcount", "3", spec.Source{Flag: "-p"})
+	db, err := Open(context.Background(), driver.Config{Props: p})
+	if err == nil {
+		db.Close()
+		t.Fatal("Open with fieldcount=3 on a 2-field table succeeded")
+	}
+	if !strings.Contains(err.Error(), "fieldcount=3") {
+		t.Errorf("error %q does not name fieldcount", err)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	db := open(t, "pg.url="+schemaURL(t), "pg.timeout=100ms")
+	_, err := db.pool.Exec(context.Background(), "SELECT 1") // warm a connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := db.opCtx(context.Background())
+	defer cancel()
+	_, err = db.pool.Exec(ctx, "SELECT pg_sleep(5)")
+	if c := driver.ClassOf(classify(err)); c != driver.ClassTimeout {
+		t.Errorf("class of %v = %q, want timeout", err, c)
+	}
+}
+
+func TestClassifyServerErrors(t *testing.T) {
+	db := open(t, "pg.url="+schemaURL(t))
+	ctx := context.Background()
+	tests := []struct {
+		sql  string
+		want driver.Class
+	}{
+		{`DO $$BEGIN RAISE EXCEPTION USING ERRCODE = '40001'; END$$`, driver.ClassConflict},
+		{`DO $$BEGIN RAISE EXCEPTION USING ERRCODE = '40P01'; END$$`, driver.ClassConflict},
+		{`DO $$BEGIN RAISE EXCEPTION USING ERRCODE = '57P01'; END$$`, driver.ClassUnavailable},
+		{`SET statement_timeout = 50; SELECT pg_sleep(1)`, driver.ClassTimeout},
+		{`SELECT * FROM no_such_table`, driver.ClassOther},
+	}
+	for _, tc := range tests {
+		conn, err := db.pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = conn.Conn().PgConn().Exec(ctx, tc.sql).ReadAll()
+		conn.Release()
+		if err == nil {
+			t.Errorf("%s: no error", tc.sql)
+			continue
+		}
+		if got := driver.ClassOf(classify(err)); got != tc.want {
+			t.Errorf("%s: class %q, want %q (%v)", tc.sql, got, tc.want, err)
+		}
+	}
+}
+
+func TestValuesNotAliased(t *testing.T) {
+	db := open(t, "pg.url="+schemaURL(t), "fieldcount=1")
+	ctx := context.Background()
+	if err := db.Insert(ctx, "usertable", "a", rec("field0", "one")); err != nil {
+		t.Fatal(err)
+	}
+	r1, _ := db.Read(ctx, "usertable", "a", nil)
+	r2, _ := db.Read(ctx, "usertable", "a", nil)
+	r1["field0"][0] = 'X'
+	if !bytes.Equal(r2["field0"], []byte("one")) {
+		t.Errorf("two reads share a buffer: %q", r2["field0"])
+	}
+}

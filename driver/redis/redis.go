@@ -1,0 +1,399 @@
+// Package redis is the dbrig driver for Redis (github.com/redis/go-redis/v9).
+//
+// Layout: each record is a hash "TABLE:KEY" (one hash field per record
+// field: HSET, HMGET, HGETALL). Scans use a sorted set "TABLE#index" that
+// holds every key of the table with score 0, so ZRANGE … BYLEX returns keys
+// in bytewise order: Scan is ZRANGE TABLE#index [START + BYLEX LIMIT 0 n,
+// then one pipelined HMGET/HGETALL per key. Insert and Delete change the
+// hash and the index in one MULTI/EXEC; Update is a small Lua script that
+// writes only when the hash exists, so updating a missing key is an error
+// (driver.ErrNotFound) and never creates a record. InsertBatch pipelines
+// all HSETs and one ZADD in a single round trip.
+//
+// Properties:
+//
+//	redis.addr      host:port of the server (default 127.0.0.1:6379)
+//	redis.password  password (AUTH); never printed or stored
+//	redis.db        database number (default 0)
+//	redis.timeout   bound of one operation, retries included (default 2s)
+//	redis.poolsize  connections in the pool (default: go-redis' 10 per CPU)
+//	table           the table Reset drops (YCSB's property, default usertable)
+//
+// Example:
+//
+//	dbrig run -P workloads/workloada --driver redis -p redis.addr=127.0.0.1:16379
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/spec"
+)
+
+// DB is a Redis connection pool; safe for concurrent use.
+type DB struct {
+	c       *goredis.Client
+	addr    string
+	db      int
+	timeout time.Duration
+	table   string // for Reset
+}
+
+// updateScript writes the fields only if the record exists: one round trip,
+// atomic, and no upsert.
+var updateScript = goredis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if #ARGV > 0 then redis.call('HSET', KEYS[1], unpack(ARGV)) end
+return 1`)
+
+// Open connects to the server named by the redis.* properties and checks it
+// answers.
+func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
+	p := cfg.Props
+	if p == nil {
+		p = spec.NewProps()
+	}
+	addr := p.String("redis.addr", "127.0.0.1:6379")
+	if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
+		return nil, p.Errorf("redis.addr", "host:port")
+	}
+	password := p.String("redis.password", "")
+	dbn, err := p.IntMin("redis.db", 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	timeout, err := p.Duration("redis.timeout", 2*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	if timeout <= 0 {
+		return nil, p.Errorf("redis.timeout", "a duration > 0")
+	}
+	pool, err := p.IntMin("redis.poolsize", 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	c := goredis.NewClient(&goredis.Options{
+		Addr:     addr,
+		Password: password,
+		DB:       int(dbn),
+		PoolSize: int(pool),
+		// Every operation runs under a context with the timeout (see op), so
+		// the context bounds retries too; the socket timeouts are a backstop.
+		ContextTimeoutEnabled: true,
+		DialTimeout:           timeout,
+		ReadTimeout:           timeout,
+		WriteTimeout:          timeout,
+		PoolTimeout:           timeout,
+		DisableIdentity:       true, // no CLIENT SETINFO round trip on every new connection
+	})
+	d := &DB{c: c, addr: addr, db: int(dbn), timeout: timeout, table: p.String("table", "usertable")}
+	ctx, cancel := d.op(ctx)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("redis: connect to %s: %w", addr, classify(err))
+	}
+	return d, nil
+}
+
+// op bounds one operation by the driver's timeout.
+func (d *DB) op(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, d.timeout)
+}
+
+func hashKey(table, key string) string { return table + ":" + key }
+func indexKey(table string) string     { return table + "#index" }
+
+// Read returns the named fields of one record (all when fields is empty).
+func (d *DB) Read(ctx context.Context, table, key string, fields []string) (driver.Record, error) {
+	ctx, cancel := d.op(ctx)
+	defer cancel()
+	hk := hashKey(table, key)
+	if len(fields) == 0 { // nil means all; HMGET with no field would be an error
+
+		m, err := d.c.HGetAll(ctx, hk).Result()
+		if err != nil {
+			return nil, fmt.Errorf("redis read %q: %w", key, classify(err))
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("redis read %q: %w", key, driver.ErrNotFound)
+		}
+		return fromMap(m), nil
+	}
+	vals, err := d.c.HMGet(ctx, hk, fields...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redis read %q: %w", key, classify(err))
+	}
+	rec, found := fromSlice(fields, vals)
+	if !found {
+		// HMGET cannot tell a missing key from missing fields; ask (rare).
+		n, err := d.c.Exists(ctx, hk).Result()
+		if err != nil {
+			return nil, fmt.Errorf("redis read %q: %w", key, classify(err))
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("redis read %q: %w", key, driver.ErrNotFound)
+		}
+	}
+	return rec, nil
+}
+
+func fromMap(m map[string]string) driver.Record {
+	r := make(driver.Record, len(m))
+	for f, v := range m {
+		r[f] = []byte(v)
+	}
+	return r
+}
+
+// fromSlice pairs HMGET results with their fields, leaving out missing ones;
+// found is false when none exists.
+func fromSlice(fields []string, vals []any) (r driver.Record, found bool) {
+	r = make(driver.Record, len(fields))
+	for i, v := range vals {
+		if s, ok := v.(string); ok {
+			r[fields[i]] = []byte(s)
+			found = true
+		}
+	}
+	return r, found
+}
+
+// Scan returns up to n records from startKey on, in bytewise key order.
+func (d *DB) Scan(ctx context.Context, table, startKey string, n int, fields []string) ([]driver.Record, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	ctx, cancel := d.op(ctx)
+	defer cancel()
+	start := "[" + startKey
+	if startKey == "" {
+		start = "-"
+	}
+	keys, err := d.c.ZRangeArgs(ctx, goredis.ZRangeArgs{
+		Key: indexKey(table), Start: start, Stop: "+", ByLex: true, Count: int64(n),
+	}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redis scan from %q: %w", startKey, classify(err))
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	pipe := d.c.Pipeline()
+	cmds := make([]goredis.Cmder, len(keys))
+	for i, k := range keys {
+		if len(fields) == 0 {
+			cmds[i] = pipe.HGetAll(ctx, hashKey(table, k))
+		} else {
+			cmds[i] = pipe.HMGet(ctx, hashKey(table, k), fields...)
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("redis scan from %q: %w", startKey, classify(err))
+	}
+	recs := make([]driver.Record, 0, len(keys))
+	for _, cmd := range cmds {
+		// A key deleted between ZRANGE and HMGET is left out, as if the
+		// scan had run a moment later.
+		switch c := cmd.(type) {
+		case *goredis.MapStringStringCmd:
+			if m := c.Val(); len(m) > 0 {
+				recs = append(recs, fromMap(m))
+			}
+		case *goredis.SliceCmd:
+			if r, found := fromSlice(fields, c.Val()); found {
+				recs = append(recs, r)
+			}
+		}
+	}
+	return recs, nil
+}
+
+// Update overwrites the given fields of an existing record.
+func (d *DB) Update(ctx context.Context, table, key string, values driver.Record) error {
+	ctx, cancel := d.op(ctx)
+	defer cancel()
+	n, err := updateScript.Run(ctx, d.c, []string{hashKey(table, key)}, flatten(values)...).Int()
+	if err != nil {
+		return fmt.Errorf("redis update %q: %w", key, classify(err))
+	}
+	if n == 0 {
+		return fmt.Errorf("redis update %q: %w", key, driver.ErrNotFound)
+	}
+	return nil
+}
+
+// Insert writes a record and adds its key to the table's index, atomically.
+func (d *DB) Insert(ctx context.Context, table, key string, values driver.Record) error {
+	ctx, cancel := d.op(ctx)
+	defer cancel()
+	hk := hashKey(table, key)
+	_, err := d.c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		if len(values) > 0 {
+			p.HSet(ctx, hk, flatten(values)...)
+		}
+		p.ZAdd(ctx, indexKey(table), goredis.Z{Member: key})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("redis insert %q: %w", key, classify(err))
+	}
+	return nil
+}
+
+func flatten(values driver.Record) []any {
+	args := make([]any, 0, 2*len(values))
+	for f, v := range values {
+		args = append(args, f, v)
+	}
+	return args
+}
+
+// Delete removes a record and its index entry.
+func (d *DB) Delete(ctx context.Context, table, key string) error {
+	ctx, cancel := d.op(ctx)
+	defer cancel()
+	var del *goredis.IntCmd
+	_, err := d.c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		del = p.Del(ctx, hashKey(table, key))
+		p.ZRem(ctx, indexKey(table), key)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("redis delete %q: %w", key, classify(err))
+	}
+	if del.Val() == 0 {
+		return fmt.Errorf("redis delete %q: %w", key, driver.ErrNotFound)
+	}
+	return nil
+}
+
+// InsertBatch writes all records and their index entries in one pipelined
+// round trip (not atomic: a failure may leave part of the batch written,
+// which a repeated load overwrites).
+func (d *DB) InsertBatch(ctx context.Context, table string, keys []string, values []driver.Record) error {
+	if len(keys) != len(values) {
+		return fmt.Errorf("redis insert batch: %d keys but %d records", len(keys), len(values))
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	ctx, cancel := d.op(ctx)
+	defer cancel()
+	members := make([]goredis.Z, len(keys))
+	_, err := d.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		for i, k := range keys {
+			if len(values[i]) > 0 {
+				p.HSet(ctx, hashKey(table, k), flatten(values[i])...)
+			}
+			members[i] = goredis.Z{Member: k}
+		}
+		p.ZAdd(ctx, indexKey(table), members...)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("redis insert batch of %d from %q: %w", len(keys), keys[0], classify(err))
+	}
+	return nil
+}
+
+// ServerVersion reports redis_version from INFO server.
+func (d *DB) ServerVersion(ctx context.Context) (string, error) {
+	ctx, cancel := d.op(ctx)
+	defer cancel()
+	info, err := d.c.Info(ctx, "server").Result()
+	if err != nil {
+		return "", fmt.Errorf("redis version: %w", classify(err))
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
+			return v, nil
+		}
+	}
+	return "", errors.New("redis version: no redis_version in INFO server")
+}
+
+// Target is the server without the password.
+func (d *DB) Target() string { return "redis://" + d.addr + "/" + strconv.Itoa(d.db) }
+
+// Reset drops the records of the configured table (property "table"), in
+// chunks of the index so no single command blocks the server for long.
+func (d *DB) Reset(ctx context.Context) error {
+	const chunk = 1000
+	ix := indexKey(d.table)
+	for {
+		cctx, cancel := d.op(ctx)
+		keys, err := d.c.ZRange(cctx, ix, 0, chunk-1).Result()
+		if err == nil && len(keys) > 0 {
+			hks := make([]string, len(keys))
+			for i, k := range keys {
+				hks[i] = hashKey(d.table, k)
+			}
+			_, err = d.c.TxPipelined(cctx, func(p goredis.Pipeliner) error {
+				p.Del(cctx, hks...)
+				p.ZRem(cctx, ix, toAny(keys)...)
+				return nil
+			})
+		}
+		cancel()
+		if err != nil {
+			return fmt.Errorf("redis reset %s: %w", d.table, classify(err))
+		}
+		if len(keys) < chunk {
+			return nil
+		}
+	}
+}
+
+func toAny(ss []string) []any {
+	a := make([]any, len(ss))
+	for i, s := range ss {
+		a[i] = s
+	}
+	return a
+}
+
+// Close closes the pool.
+func (d *DB) Close() error { return d.c.Close() }
+
+// classify attaches a driver.Class to an error of go-redis.
+func classify(err error) error {
+	return driver.Classify(classOf(err), err)
+}
+
+func classOf(err error) driver.Class {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, goredis.ErrPoolTimeout),
+		errors.As(err, &ne) && ne.Timeout():
+		return driver.ClassTimeout
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed),
+		errors.Is(err, goredis.ErrClosed), errors.As(err, new(*net.OpError)):
+		return driver.ClassUnavailable
+	case errors.Is(err, goredis.TxFailedErr):
+		return driver.ClassConflict
+	}
+	for _, prefix := range []string{"LOADING", "MASTERDOWN", "CLUSTERDOWN", "BUSY", "max number of clients"} {
+		if goredis.HasErrorPrefix(err, prefix) {
+			return driver.ClassUnavailable
+		}
+	}
+	if goredis.HasErrorPrefix(err, "TRYAGAIN") {
+		return driver.ClassConflict
+	}
+	return driver.ClassOther
+}

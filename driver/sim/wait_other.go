@@ -1,0 +1,9 @@
+//go:build !linux
+
+package sim
+
+import "errors"
+
+func newTimerSource() (timerSource, error) {
+	return nil, errors.ErrUnsupported
+}

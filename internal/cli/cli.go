@@ -1,0 +1,108 @@
+// Package cli implements dbrig's commands. It only wires the packages that do
+// the work: spec → driver → load (+ measure) → results → report.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Version is dbrig's version, stored with every run.
+const Version = "0.1.0"
+
+// env is what every command gets: where to write, and the process's inputs.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+type command struct {
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"run":      {"load the data, run a workload, store and print the results", runCmd},
+		"load":     {"only load the data (for a store that keeps it, e.g. -p pebble.dir=DIR)", loadCmd},
+		"validate": {"check dbrig's measurements against the simulated store's known answer", validateCmd},
+		"runs":     {"list, show and compare stored runs (runs list | show ID | compare ID ID)", runsCmd},
+		"drivers":  {"list the systems dbrig can drive", driversCmd},
+		"version":  {"print dbrig's version", versionCmd},
+	}
+}
+
+// Main runs dbrig with args (without the program name) and returns the exit
+// code: 0 success, 1 failure, 2 bad input, 130 interrupted.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout, cmds)
+		return 0
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "dbrig: unknown command %q\n\n", args[0])
+		usage(stderr, cmds)
+		return 2
+	}
+	err := cmd.run(ctx, e, args[1:])
+	return exitCode(stderr, err)
+}
+
+func exitCode(stderr io.Writer, err error) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		return 0
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintln(stderr, "dbrig: interrupted; measured results were stored")
+		return 130
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "dbrig: %v\n", err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "dbrig: %v\n", err)
+		if isBadInput(err) {
+			return 2
+		}
+		return 1
+	}
+}
+
+var (
+	errHelp        = errors.New("help requested")
+	errInterrupted = errors.New("interrupted")
+)
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "dbrig — database benchmarking workbench")
+	fmt.Fprintln(w, "\nUsage: dbrig COMMAND [flags]   (dbrig COMMAND -h for its flags)")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "\nExample: dbrig run -P workloads/workloada --driver pebble --clients 4 --duration 30s")
+}
+
+func versionCmd(_ context.Context, e *env, _ []string) error {
+	fmt.Fprintf(e.stdout, "dbrig %s\n", Version)
+	return nil
+}
+
+func driversCmd(_ context.Context, e *env, _ []string) error {
+	fmt.Fprintln(e.stdout, strings.Join(registry().Names(), "\n"))
+	return nil
+}

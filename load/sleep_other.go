@@ -1,0 +1,9 @@
+//go:build !linux
+
+package load
+
+import "time"
+
+const shortSleep = 0 // timers only
+
+func nanosleep(d time.Duration) { time.Sleep(d) }

@@ -1,0 +1,73 @@
+package measure
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// BenchmarkRecord is the cost of one recorded operation on the hot path.
+func BenchmarkRecord(b *testing.B) {
+	r := NewRecorder([]string{"READ", "UPDATE"})
+	c := r.Client()
+	now := time.Now()
+	// Precomputed times, so the benchmark measures Record, not time.Add.
+	var started, ended [1024]time.Time
+	for i := range started {
+		started[i] = now.Add(us(int64(i)))
+		ended[i] = now.Add(us(int64(i * 3)))
+	}
+	c.Record(0, now, now, now, nil) // allocate the op's histograms
+	c.Record(1, now, now, now, nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		c.Record(Op(i&1), now, started[i&1023], ended[i&1023], nil)
+	}
+}
+
+// BenchmarkRecordParallel has one Client per goroutine and a Cut every
+// 10 ms, as in a run (only 100 times more often).
+func BenchmarkRecordParallel(b *testing.B) {
+	r := NewRecorder([]string{"READ", "UPDATE"})
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-t.C:
+				r.Cut(PhaseMeasure, now)
+			}
+		}
+	}()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		c := r.Client()
+		now := time.Now()
+		var ended [1024]time.Time
+		for i := range ended {
+			ended[i] = now.Add(us(int64(i * 3)))
+		}
+		i := 0
+		for pb.Next() {
+			c.Record(Op(i&1), now, now, ended[i&1023], nil)
+			i++
+		}
+	})
+}
+
+// BenchmarkRecordError is the error path (classification and message).
+func BenchmarkRecordError(b *testing.B) {
+	r := NewRecorder([]string{"READ"})
+	c := r.Client()
+	now := time.Now()
+	err := errors.New("connection refused")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Record(0, now, now, now, err)
+	}
+}

@@ -1,0 +1,221 @@
+package measure
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbrig/dbrig/driver"
+)
+
+// InvalidOp names the extra operation slot that records operations whose
+// index is outside the Recorder's op names (a workload bug): they are counted
+// and reported under this name instead of being lost or panicking.
+const InvalidOp = "INVALID-OP"
+
+// Recorder collects the measurements of all clients of one run. Each client
+// records into its own Client (no shared lock on the hot path); Cut swaps
+// every Client's buffers and merges them into one Interval.
+type Recorder struct {
+	names []string // op names, plus InvalidOp at the end
+
+	mu      sync.Mutex // guards clients
+	clients []*Client
+
+	cutMu   sync.Mutex // serialises Cut; guards start and errs
+	start   time.Time  // start of the interval being recorded
+	errs    *errorSet  // distinct error messages since the last TakeErrors
+	dropped atomic.Int64
+}
+
+// NewRecorder returns a Recorder for the given operation names (the
+// workload's Ops, in order). The first interval starts now; see SetStart.
+func NewRecorder(ops []string) *Recorder {
+	names := make([]string, len(ops)+1)
+	copy(names, ops)
+	names[len(ops)] = InvalidOp
+	return &Recorder{names: names, start: time.Now(), errs: newErrorSet(phaseMessages)}
+}
+
+// Ops returns the operation names the Recorder was made with.
+func (r *Recorder) Ops() []string { return r.names[:len(r.names)-1] }
+
+// SetStart sets the start of the interval being recorded (e.g. a phase start).
+func (r *Recorder) SetStart(t time.Time) {
+	r.cutMu.Lock()
+	r.start = t
+	r.cutMu.Unlock()
+}
+
+// Client returns a new per-client recorder. A Client is meant for one
+// goroutine, but it is safe for concurrent use, so several goroutines may
+// share one when memory matters more than contention (each Client holds
+// two pairs of histograms, ~190 KB each, per op type it has seen).
+func (r *Recorder) Client() *Client {
+	c := &Client{cur: newBuffer(len(r.names)), spare: newBuffer(len(r.names))}
+	r.mu.Lock()
+	r.clients = append(r.clients, c)
+	r.mu.Unlock()
+	return c
+}
+
+// AddDropped counts operations the open model dropped at the backlog limit.
+func (r *Recorder) AddDropped(n int64) { r.dropped.Add(n) }
+
+// Cut ends the current interval at end: it swaps every Client's active
+// buffer with its spare one, merges what was recorded into a new Interval
+// (tagged with phase) and starts the next interval at end. Every recorded
+// operation lands in exactly one Interval. Interval.Backlog is left to the
+// caller, who knows the queue.
+func (r *Recorder) Cut(phase string, end time.Time) Interval {
+	r.cutMu.Lock()
+	defer r.cutMu.Unlock()
+
+	r.mu.Lock()
+	clients := append([]*Client(nil), r.clients...)
+	r.mu.Unlock()
+
+	ops := make([]OpInterval, len(r.names))
+	for _, c := range clients {
+		c.mu.Lock()
+		c.cur, c.spare = c.spare, c.cur
+		c.mu.Unlock()
+		// c.spare is now ours alone until the next Cut swaps it back.
+		for i := range c.spare.ops {
+			b := &c.spare.ops[i]
+			if b.count == 0 {
+				continue
+			}
+			o := &ops[i]
+			if o.Response == nil {
+				o.Op = r.names[i]
+				o.Response, o.Service = NewHistogram(), NewHistogram()
+			}
+			o.Count += b.count
+			o.Errors += b.errors
+			for ci, n := range b.classes {
+				if n != 0 {
+					if o.Classes == nil {
+						o.Classes = make(map[string]int64)
+					}
+					o.Classes[string(driver.Classes[ci])] += n
+				}
+			}
+			o.Response.Merge(b.resp)
+			o.Service.Merge(b.svc)
+			if b.msgs != nil {
+				b.msgs.mergeInto(r.errs, r.names[i])
+			}
+			b.reset()
+		}
+	}
+	iv := Interval{Phase: phase, Start: r.start, End: end, Dropped: r.dropped.Swap(0)}
+	for _, o := range ops {
+		if o.Count > 0 {
+			iv.Ops = append(iv.Ops, o)
+		}
+	}
+	r.start = end
+	return iv
+}
+
+// TakeErrors returns the distinct error messages merged by Cut since the
+// previous TakeErrors (at most a few per op and class; the rest are counted
+// under OtherMessages) and forgets them.
+func (r *Recorder) TakeErrors() []ErrorSample {
+	r.cutMu.Lock()
+	defer r.cutMu.Unlock()
+	out := r.errs.samples()
+	r.errs = newErrorSet(phaseMessages)
+	return out
+}
+
+// Client records the operations of one client; see Recorder.Client.
+type Client struct {
+	// mu is held for a few nanoseconds per Record and once per Cut, so it is
+	// practically uncontended: cheaper and simpler to prove correct than a
+	// lock-free swap that would have to wait for in-flight writers anyway.
+	mu    sync.Mutex
+	cur   *buffer
+	spare *buffer
+}
+
+// Record records one operation: response time is ended − intended, service
+// time ended − started (microseconds, clamped into the histogram range). A
+// non-nil err counts as an error of class driver.ClassOf(err). It does not
+// allocate unless err is non-nil.
+func (c *Client) Record(op Op, intended, started, ended time.Time, err error) {
+	resp := clampUS(ended.Sub(intended))
+	svc := clampUS(ended.Sub(started))
+	var class int
+	var msg string
+	if err != nil {
+		// Outside the lock: classification and formatting can be slow.
+		class = driver.ClassOf(err).Index()
+		if class < 0 {
+			class = driver.ClassOther.Index()
+		}
+		msg = err.Error()
+	}
+
+	c.mu.Lock()
+	ops := c.cur.ops
+	i := int(op)
+	if i < 0 || i >= len(ops)-1 {
+		i = len(ops) - 1 // InvalidOp
+	}
+	b := &ops[i]
+	if b.resp == nil {
+		// First operation of this type in this buffer: a one-off allocation.
+		b.resp, b.svc = NewHistogram(), NewHistogram()
+	}
+	_ = b.resp.RecordValue(resp) // in range by clampUS
+	_ = b.svc.RecordValue(svc)
+	b.count++
+	if err != nil {
+		b.errors++
+		b.classes[class]++
+		if b.msgs == nil {
+			b.msgs = newErrorSet(clientMessages)
+		}
+		b.msgs.add(driver.Classes[class], msg, 1)
+	}
+	c.mu.Unlock()
+}
+
+func clampUS(d time.Duration) int64 {
+	us := int64(d / time.Microsecond)
+	if us < 0 {
+		return 0
+	}
+	if us > HistMaxUS {
+		return HistMaxUS
+	}
+	return us
+}
+
+type buffer struct{ ops []opBuf }
+
+func newBuffer(n int) *buffer { return &buffer{ops: make([]opBuf, n)} }
+
+// opBuf is one op type in one client's buffer. Histograms are allocated on
+// first use and kept (reset) across swaps.
+type opBuf struct {
+	resp, svc *hdr.Histogram
+	count     int64
+	errors    int64
+	classes   [len(driver.Classes)]int64
+	msgs      *errorSet
+}
+
+func (b *opBuf) reset() {
+	b.resp.Reset()
+	b.svc.Reset()
+	b.count, b.errors = 0, 0
+	b.classes = [len(driver.Classes)]int64{}
+	if b.msgs != nil {
+		b.msgs.clear()
+	}
+}

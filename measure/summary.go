@@ -1,0 +1,150 @@
+package measure
+
+import (
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// OverallOp is the Op name of Summary.Overall.
+const OverallOp = "OVERALL"
+
+// Accumulator merges the intervals of one phase as they arrive, so a long run
+// need not keep every interval's histograms in memory.
+type Accumulator struct {
+	phase   string
+	ops     []*OpSummary
+	index   map[string]int
+	sum     Summary
+	started bool
+}
+
+// NewAccumulator returns an Accumulator for phase. ops, when given, fixes the
+// order of Summary.Ops (the workload's order); ops not in it are appended in
+// the order they are first seen.
+func NewAccumulator(phase string, ops ...string) *Accumulator {
+	a := &Accumulator{phase: phase, index: make(map[string]int)}
+	for _, op := range ops {
+		a.op(op)
+	}
+	return a
+}
+
+func (a *Accumulator) op(name string) *OpSummary {
+	if i, ok := a.index[name]; ok {
+		return a.ops[i]
+	}
+	a.index[name] = len(a.ops)
+	s := &OpSummary{Op: name}
+	a.ops = append(a.ops, s)
+	return s
+}
+
+// Add merges one interval. Intervals of another phase are ignored, so all
+// intervals of a run can be fed to each phase's Accumulator.
+func (a *Accumulator) Add(iv Interval) {
+	if iv.Phase != a.phase {
+		return
+	}
+	if !a.started || iv.Start.Before(a.sum.Start) {
+		a.sum.Start = iv.Start
+	}
+	if !a.started || iv.End.After(a.sum.End) {
+		a.sum.End = iv.End
+	}
+	a.started = true
+	a.sum.Dropped += iv.Dropped
+	for _, o := range iv.Ops {
+		s := a.op(o.Op)
+		s.Count += o.Count
+		s.Errors += o.Errors
+		for c, n := range o.Classes {
+			if s.Classes == nil {
+				s.Classes = make(map[string]int64)
+			}
+			s.Classes[c] += n
+		}
+		s.ResponseHist = mergeHist(s.ResponseHist, o.Response)
+		s.ServiceHist = mergeHist(s.ServiceHist, o.Service)
+	}
+}
+
+func mergeHist(dst, src *hdr.Histogram) *hdr.Histogram {
+	if dst == nil {
+		dst = NewHistogram()
+	}
+	if src != nil {
+		dst.Merge(src)
+	}
+	return dst
+}
+
+// Summary returns the merged phase, with errs as its error samples. Ops
+// without a completed operation are left out; Throughput is per second of
+// the phase's wall time (first interval start to last interval end).
+func (a *Accumulator) Summary(errs []ErrorSample) Summary {
+	sum := a.sum
+	sum.Phase = a.phase
+	sum.Errors = errs
+	secs := sum.End.Sub(sum.Start).Seconds()
+	overall := OpSummary{Op: OverallOp, ResponseHist: NewHistogram(), ServiceHist: NewHistogram()}
+	for _, s := range a.ops {
+		if s.Count == 0 {
+			continue
+		}
+		o := finish(*s, secs)
+		sum.Ops = append(sum.Ops, o)
+		overall.Count += o.Count
+		overall.Errors += o.Errors
+		for c, n := range o.Classes {
+			if overall.Classes == nil {
+				overall.Classes = make(map[string]int64)
+			}
+			overall.Classes[c] += n
+		}
+		overall.ResponseHist.Merge(o.ResponseHist)
+		overall.ServiceHist.Merge(o.ServiceHist)
+	}
+	sum.Overall = finish(overall, secs)
+	return sum
+}
+
+func finish(s OpSummary, secs float64) OpSummary {
+	// Copy the histograms so the Accumulator can go on adding.
+	s.ResponseHist = mergeHist(nil, s.ResponseHist)
+	s.ServiceHist = mergeHist(nil, s.ServiceHist)
+	if secs > 0 {
+		s.Throughput = float64(s.Count) / secs
+	}
+	s.Response = StatsOf(s.ResponseHist)
+	s.Service = StatsOf(s.ServiceHist)
+	return s
+}
+
+// Summarize merges the intervals of phase exactly (HDR histograms add) into
+// a Summary; intervals of other phases are skipped. Ops are ordered as first
+// seen; use an Accumulator with the workload's op names to fix the order.
+func Summarize(phase string, intervals []Interval, errs []ErrorSample) Summary {
+	a := NewAccumulator(phase)
+	for _, iv := range intervals {
+		a.Add(iv)
+	}
+	return a.Summary(errs)
+}
+
+// StatsOf computes the figures of one histogram (zero for an empty one).
+func StatsOf(h *hdr.Histogram) Stats {
+	if h == nil || h.TotalCount() == 0 {
+		return Stats{}
+	}
+	return Stats{
+		Count: h.TotalCount(),
+		Mean:  h.Mean(),
+		Min:   h.Min(),
+		P50:   h.ValueAtQuantile(50),
+		P90:   h.ValueAtQuantile(90),
+		P95:   h.ValueAtQuantile(95),
+		P99:   h.ValueAtQuantile(99),
+		P999:  h.ValueAtQuantile(99.9),
+		P9999: h.ValueAtQuantile(99.99),
+		Max:   h.Max(),
+	}
+}

@@ -1,0 +1,405 @@
+package report
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/results"
+)
+
+//go:embed assets/uPlot.iife.min.js assets/uPlot.min.css assets/uPlot.LICENSE assets/report.js assets/report.css assets/report.tmpl
+var assetFS embed.FS
+
+// Assets returns the files a report page needs (uPlot.iife.min.js,
+// uPlot.min.css, report.js, report.css, uPlot.LICENSE), for a server that
+// links them instead of inlining them (see RenderBody).
+func Assets() fs.FS {
+	sub, err := fs.Sub(assetFS, "assets")
+	if err != nil {
+		panic(err) // "assets" is embedded above: cannot fail
+	}
+	return sub
+}
+
+func asset(name string) string {
+	b, err := assetFS.ReadFile("assets/" + name)
+	if err != nil {
+		panic(err) // embedded: cannot fail
+	}
+	return string(b)
+}
+
+// templates are parsed once; a parse error is a bug caught by every test.
+var templates = template.Must(template.New("report").Funcs(template.FuncMap{
+	"inc": func(i int) int { return i + 1 },
+}).Parse(asset("report.tmpl")))
+
+// WriteHTML writes one self-contained HTML report of the runs: everything,
+// uPlot included, is inlined, so the file works offline.
+func WriteHTML(ctx context.Context, w io.Writer, store *results.Store, ids []int64) error {
+	rep, err := Build(ctx, store, ids)
+	if err != nil {
+		return err
+	}
+	return RenderHTML(w, rep)
+}
+
+// RenderHTML writes the report as a complete, self-contained document.
+func RenderHTML(w io.Writer, rep *Report) error {
+	v := newView(rep)
+	doc := struct {
+		V                   *view
+		UPlotJS, ReportJS   template.JS
+		UPlotCSS, ReportCSS template.CSS
+	}{v, template.JS(asset("uPlot.iife.min.js")), template.JS(asset("report.js")),
+		template.CSS(asset("uPlot.min.css")), template.CSS(asset("report.css"))}
+	if err := templates.ExecuteTemplate(w, "document", doc); err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
+	return nil
+}
+
+// RenderBody writes the report as an HTML fragment (a div.dbrig-report) for a
+// page that loads uPlot.iife.min.js, uPlot.min.css, report.css and report.js
+// from Assets itself.
+func RenderBody(w io.Writer, rep *Report) error {
+	if err := templates.ExecuteTemplate(w, "body", newView(rep)); err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
+	return nil
+}
+
+// view is what the template shows: strings formatted here, so the template
+// holds only layout.
+type view struct {
+	Title   string
+	Multi   bool
+	Runs    []runView
+	Context []row // one value per run
+	Props   []row
+	Delta   *deltaView
+	Ops     []opCharts
+	Errors  chartRef
+	Charts  []Chart // the JSON block read by report.js
+	Made    string
+}
+
+type row struct {
+	Label  string
+	Values []string
+}
+
+type runView struct {
+	ID           int64
+	Label        string
+	Status       string
+	Message      string
+	SummaryTitle string
+	SummaryNote  string
+	Summary      []sumRow
+	Errors       []measure.ErrorSample
+	Events       []eventRow
+	Intervals    int // seconds with data
+	Spec         string
+	Command      string
+}
+
+type sumRow struct {
+	Op      string
+	Overall bool
+	Cells   []string // as sumColumns
+}
+
+// sumColumns are the columns of a summary table after the op name.
+var sumColumns = []string{"count", "errors", "ops/s", "mean", "p50", "p90", "p95", "p99", "p99.9", "max", "service p99"}
+
+type eventRow struct {
+	At, Kind, Name, Detail, Outcome string
+}
+
+type opCharts struct {
+	Op     string
+	Charts []chartRef
+}
+
+type chartRef struct {
+	Index int
+	Chart Chart
+}
+
+type deltaView struct {
+	Base  string
+	Heads []string // for every other run: its value and the change
+	Rows  []deltaRow
+}
+
+type deltaRow struct {
+	Op, Metric string
+	Base       string
+	Cells      []deltaCell
+}
+
+type deltaCell struct {
+	Value, Change, Class string
+}
+
+func (v *view) SumColumns() []string { return sumColumns }
+
+func newView(rep *Report) *view {
+	v := &view{Multi: len(rep.Runs) > 1, Charts: rep.Charts, Made: time.Now().UTC().Format("2006-01-02 15:04:05 UTC")}
+	var names []string
+	for _, rd := range rep.Runs {
+		rv := runViewOf(rd)
+		v.Runs = append(v.Runs, rv)
+		names = append(names, rv.Label)
+	}
+	v.Title = "dbrig report: " + strings.Join(names, ", ")
+	if !v.Multi && len(rep.Runs) == 1 {
+		d := rep.Runs[0].Detail
+		v.Title = fmt.Sprintf("dbrig report: run %d — %s %s, %s", d.ID, d.System, d.ServerVersion, d.Workload)
+	}
+	v.Context = contextRows(rep.Runs)
+	v.Props = propRows(rep.Runs)
+	if v.Multi {
+		v.Delta = deltaOf(rep)
+	}
+	index := map[string]int{}
+	for i, c := range rep.Charts {
+		index[c.ID] = i
+	}
+	for _, op := range rep.Ops {
+		oc := opCharts{Op: op}
+		for _, kind := range []string{KindThroughput, KindLatency, KindDistribution} {
+			if i, ok := index[kind+"-"+fileSafe(op)]; ok {
+				oc.Charts = append(oc.Charts, chartRef{i, rep.Charts[i]})
+			}
+		}
+		v.Ops = append(v.Ops, oc)
+	}
+	if i, ok := index["errors"]; ok {
+		v.Errors = chartRef{i, rep.Charts[i]}
+	}
+	return v
+}
+
+func runViewOf(rd RunData) runView {
+	d := rd.Detail
+	rv := runView{ID: d.ID, Status: d.DisplayStatus(), Message: d.Message, SummaryNote: rd.SummaryNote,
+		Spec: d.Info.Spec, Command: d.Info.Command}
+	rv.Label = fmt.Sprintf("#%d %s", d.ID, d.System)
+	if d.Name != "" {
+		rv.Label = fmt.Sprintf("#%d %s", d.ID, d.Name)
+	}
+	for _, iv := range rd.Intervals {
+		if iv.Op == results.OverallOp {
+			rv.Intervals++
+		}
+	}
+	if s := rd.Summary; s != nil {
+		rv.SummaryTitle = fmt.Sprintf("%s phase, %s", s.Phase, fmtDur(s.End.Sub(s.Start)))
+		for _, o := range s.Ops {
+			rv.Summary = append(rv.Summary, sumRowOf(o, false))
+		}
+		ov := s.Overall
+		ov.Op = results.OverallOp
+		rv.Summary = append(rv.Summary, sumRowOf(ov, true))
+		rv.Errors = s.Errors
+	}
+	for _, e := range d.Events {
+		rv.Events = append(rv.Events, eventRow{At: fmtSeconds(e.Time.Sub(d.Start).Seconds()), Kind: e.Kind,
+			Name: e.Name, Detail: e.Detail, Outcome: e.Outcome})
+	}
+	return rv
+}
+
+func sumRowOf(o measure.OpSummary, overall bool) sumRow {
+	r, s := o.Response, o.Service
+	return sumRow{Op: o.Op, Overall: overall, Cells: []string{
+		fmtInt(o.Count), fmtInt(o.Errors), fmtRate(o.Throughput), fmtUS(r.Mean),
+		usInt(r.P50), usInt(r.P90), usInt(r.P95), usInt(r.P99), usInt(r.P999), usInt(r.Max), usInt(s.P99)}}
+}
+
+func fmtSeconds(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) + " s" }
+
+func contextRows(runs []RunData) []row {
+	type field struct {
+		label string
+		get   func(d *results.RunDetail) string
+	}
+	t := func(x time.Time) string {
+		if x.IsZero() {
+			return "—"
+		}
+		return x.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	dur := func(x time.Duration) string {
+		if x == 0 {
+			return "—"
+		}
+		return x.String()
+	}
+	fields := []field{
+		{"name", func(d *results.RunDetail) string { return d.Name }},
+		{"status", func(d *results.RunDetail) string {
+			if d.Message != "" {
+				return d.DisplayStatus() + ": " + d.Message
+			}
+			return d.DisplayStatus()
+		}},
+		{"system", func(d *results.RunDetail) string { return strings.TrimSpace(d.System + " " + d.ServerVersion) }},
+		{"driver", func(d *results.RunDetail) string { return d.Driver }},
+		{"target", func(d *results.RunDetail) string { return d.Info.Target }},
+		{"workload", func(d *results.RunDetail) string { return d.Workload }},
+		{"load model", func(d *results.RunDetail) string { return loadModel(d.Info.Load) }},
+		{"warmup / duration", func(d *results.RunDetail) string {
+			s := dur(d.Info.Load.Warmup) + " / " + dur(d.Info.Load.Duration)
+			if n := d.Info.Load.Operations; n > 0 {
+				s += fmt.Sprintf(" (%s operations)", fmtInt(n))
+			}
+			return s
+		}},
+		{"seed", func(d *results.RunDetail) string { return strconv.FormatInt(d.Info.Load.Seed, 10) }},
+		{"started", func(d *results.RunDetail) string { return t(d.Start) }},
+		{"ended", func(d *results.RunDetail) string { return t(d.End) }},
+		{"tags", func(d *results.RunDetail) string { return strings.Join(d.Tags, ", ") }},
+		{"host", func(d *results.RunDetail) string {
+			h := d.Info.Host
+			return fmt.Sprintf("%s — %s, kernel %s", h.Hostname, h.OS, h.Kernel)
+		}},
+		{"cpu / memory", func(d *results.RunDetail) string {
+			h := d.Info.Host
+			return fmt.Sprintf("%s × %d / %.1f GiB", h.CPUModel, h.Cores, float64(h.MemoryBytes)/(1<<30))
+		}},
+		{"dbrig / go", func(d *results.RunDetail) string { return d.Info.DbrigVersion + " / " + d.Info.GoVersion }},
+	}
+	var out []row
+	for _, f := range fields {
+		r := row{Label: f.label}
+		for _, rd := range runs {
+			r.Values = append(r.Values, f.get(rd.Detail))
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func loadModel(l results.LoadModel) string {
+	var b strings.Builder
+	b.WriteString(l.Model)
+	fmt.Fprintf(&b, ", %d clients", l.Clients)
+	if l.Rate > 0 {
+		fmt.Fprintf(&b, ", target %s ops/s", fmtRate(l.Rate))
+	} else {
+		b.WriteString(", unthrottled")
+	}
+	if l.Arrival != "" {
+		b.WriteString(", " + l.Arrival + " arrivals")
+	}
+	if l.ThinkTime > 0 {
+		b.WriteString(", think time " + l.ThinkTime.String())
+	}
+	return b.String()
+}
+
+// propRows lists every property of any run; "—" where a run lacks it.
+func propRows(runs []RunData) []row {
+	keys := map[string]bool{}
+	for _, rd := range runs {
+		for k := range rd.Detail.Info.Props {
+			keys[k] = true
+		}
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var out []row
+	for _, k := range sorted {
+		r := row{Label: k}
+		for _, rd := range runs {
+			v, ok := rd.Detail.Info.Props[k]
+			if !ok {
+				v = "—"
+			}
+			r.Values = append(r.Values, v)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// deltaOf compares every run with the first one, op by op: a change of more
+// than deltaNoise is marked better or worse.
+func deltaOf(rep *Report) *deltaView {
+	const deltaNoise = 0.05
+	base := rep.Runs[0]
+	dv := &deltaView{Base: fmt.Sprintf("#%d (base)", base.Detail.ID)}
+	for _, rd := range rep.Runs[1:] {
+		dv.Heads = append(dv.Heads, fmt.Sprintf("#%d", rd.Detail.ID))
+	}
+	type metric struct {
+		name         string
+		higherBetter bool
+		val          func(o measure.OpSummary) float64
+		fmt          func(float64) string
+	}
+	metrics := []metric{
+		{"ops/s", true, func(o measure.OpSummary) float64 { return o.Throughput }, fmtRate},
+		{"errors", false, func(o measure.OpSummary) float64 { return float64(o.Errors) }, func(f float64) string { return fmtInt(int64(f)) }},
+		{"mean", false, func(o measure.OpSummary) float64 { return o.Response.Mean }, fmtUS},
+		{"p50", false, func(o measure.OpSummary) float64 { return float64(o.Response.P50) }, fmtUS},
+		{"p99", false, func(o measure.OpSummary) float64 { return float64(o.Response.P99) }, fmtUS},
+		{"p99.9", false, func(o measure.OpSummary) float64 { return float64(o.Response.P999) }, fmtUS},
+		{"max", false, func(o measure.OpSummary) float64 { return float64(o.Response.Max) }, fmtUS},
+	}
+	if base.Summary == nil {
+		return dv
+	}
+	for _, op := range rep.Ops {
+		bo, ok := summaryOp(base.Summary, op)
+		if !ok {
+			continue
+		}
+		for _, m := range metrics {
+			dr := deltaRow{Op: op, Metric: m.name, Base: m.fmt(m.val(bo))}
+			for _, rd := range rep.Runs[1:] {
+				var o measure.OpSummary
+				found := false
+				if rd.Summary != nil {
+					o, found = summaryOp(rd.Summary, op)
+				}
+				if !found {
+					dr.Cells = append(dr.Cells, deltaCell{Value: "—"})
+					continue
+				}
+				a, b := m.val(bo), m.val(o)
+				c := deltaCell{Value: m.fmt(b)}
+				if a != 0 {
+					ch := (b - a) / a
+					c.Change = fmt.Sprintf("%+.1f%%", ch*100)
+					if math.Abs(ch) > deltaNoise {
+						if (ch > 0) == m.higherBetter {
+							c.Class = "better"
+						} else {
+							c.Class = "worse"
+						}
+					}
+				}
+				dr.Cells = append(dr.Cells, c)
+			}
+			dv.Rows = append(dv.Rows, dr)
+		}
+	}
+	return dv
+}

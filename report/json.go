@@ -1,0 +1,69 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/dbrig/dbrig/measure"
+)
+
+// JSONStats are the figures of one operation in JSON output.
+type JSONStats struct {
+	Count      int64   `json:"count"`
+	Errors     int64   `json:"errors"`
+	Throughput float64 `json:"throughput"`
+	MeanUS     float64 `json:"mean_us"`
+	P50US      int64   `json:"p50_us"`
+	P90US      int64   `json:"p90_us"`
+	P95US      int64   `json:"p95_us"`
+	P99US      int64   `json:"p99_us"`
+	P999US     int64   `json:"p999_us"`
+	MaxUS      int64   `json:"max_us"`
+}
+
+// JSONResult is the machine-readable result of one phase. "ops" holds
+// response times (latency from the intended start), "service" service times;
+// both include an "OVERALL" entry.
+type JSONResult struct {
+	RunID     int64                `json:"run_id"`
+	Status    string               `json:"status"`
+	Phase     string               `json:"phase"`
+	DurationS float64              `json:"duration_s"`
+	Dropped   int64                `json:"dropped"`
+	Ops       map[string]JSONStats `json:"ops"`
+	Service   map[string]JSONStats `json:"service"`
+}
+
+// JSON writes the last measure phase of sums (or the last phase when there
+// is none, e.g. for a load-only run) as one JSON object.
+func JSON(w io.Writer, runID int64, status string, sums []measure.Summary) error {
+	s, ok := Measure(sums)
+	if !ok && len(sums) > 0 {
+		s = sums[len(sums)-1]
+	}
+	res := JSONResult{RunID: runID, Status: status, Phase: s.Phase, DurationS: s.End.Sub(s.Start).Seconds(),
+		Dropped: s.Dropped, Ops: map[string]JSONStats{}, Service: map[string]JSONStats{}}
+	for _, o := range append(append([]measure.OpSummary(nil), s.Ops...), overall(s)) {
+		res.Ops[o.Op] = jsonStats(o, o.Response)
+		res.Service[o.Op] = jsonStats(o, o.Service)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+func jsonStats(o measure.OpSummary, st measure.Stats) JSONStats {
+	return JSONStats{Count: o.Count, Errors: o.Errors, Throughput: o.Throughput, MeanUS: st.Mean,
+		P50US: st.P50, P90US: st.P90, P95US: st.P95, P99US: st.P99, P999US: st.P999, MaxUS: st.Max}
+}
+
+// Measure returns the last measure phase of a run's summaries, for YCSB and
+// JSON output.
+func Measure(sums []measure.Summary) (measure.Summary, bool) {
+	for i := len(sums) - 1; i >= 0; i-- {
+		if sums[i].Phase == measure.PhaseMeasure {
+			return sums[i], true
+		}
+	}
+	return measure.Summary{}, false
+}

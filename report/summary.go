@@ -1,0 +1,174 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/results"
+)
+
+// Header names the run a summary belongs to; empty fields are left out.
+type Header struct {
+	RunID         int64
+	Name          string
+	System        string
+	ServerVersion string
+	Workload      string
+	Status        string
+}
+
+// HeaderOf returns the header of a stored run.
+func HeaderOf(d *results.RunDetail) Header {
+	return Header{RunID: d.ID, Name: d.Name, System: d.System, ServerVersion: d.ServerVersion,
+		Workload: d.Workload, Status: d.DisplayStatus()}
+}
+
+func (h Header) String() string {
+	var parts []string
+	if h.RunID != 0 {
+		parts = append(parts, fmt.Sprintf("run %d", h.RunID))
+	}
+	if h.Name != "" {
+		parts = append(parts, strconv.Quote(h.Name))
+	}
+	if sys := strings.TrimSpace(h.System + " " + h.ServerVersion); sys != "" {
+		parts = append(parts, sys)
+	}
+	if h.Workload != "" {
+		parts = append(parts, h.Workload)
+	}
+	if h.Status != "" {
+		parts = append(parts, h.Status)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// measurePhases returns the phases that count; when there is none (e.g. a
+// load-only command) every phase is shown instead.
+func measurePhases(sums []measure.Summary) []measure.Summary {
+	var out []measure.Summary
+	for _, s := range sums {
+		if s.Phase == measure.PhaseMeasure {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return sums
+	}
+	return out
+}
+
+// Summary writes an aligned table of response times per operation for each
+// measure phase, then service-time p99 per operation, dropped operations and
+// the most frequent errors.
+func Summary(w io.Writer, h Header, sums []measure.Summary) error {
+	ew := &errWriter{w: w}
+	if s := h.String(); s != "" {
+		ew.printf("%s\n", s)
+	}
+	phases := measurePhases(sums)
+	if len(phases) == 0 {
+		ew.printf("no phase was completed\n")
+	}
+	for _, s := range phases {
+		writePhase(ew, s)
+	}
+	return ew.err
+}
+
+func writePhase(ew *errWriter, s measure.Summary) {
+	dur := s.End.Sub(s.Start)
+	ew.printf("\n%s phase: %s, %s operations, %s ops/s, %s errors\n",
+		s.Phase, fmtDur(dur), fmtInt(s.Overall.Count), fmtRate(s.Overall.Throughput), fmtInt(s.Overall.Errors))
+	t := &table{}
+	t.add("op", "count", "errors", "ops/s", "mean", "p50", "p90", "p95", "p99", "p99.9", "max")
+	rows := s.Ops
+	if len(s.Ops) > 1 {
+		rows = append(append([]measure.OpSummary(nil), s.Ops...), overall(s))
+	}
+	for _, o := range rows {
+		r := o.Response
+		t.add(o.Op, fmtInt(o.Count), fmtInt(o.Errors), fmtRate(o.Throughput), fmtUS(r.Mean),
+			usInt(r.P50), usInt(r.P90), usInt(r.P95), usInt(r.P99), usInt(r.P999), usInt(r.Max))
+	}
+	ew.printf("response time (latency from the intended start):\n")
+	ew.table(t, "  ")
+	var svc []string
+	for _, o := range rows {
+		svc = append(svc, o.Op+" "+usInt(o.Service.P99))
+	}
+	ew.printf("service time p99: %s\n", strings.Join(svc, ", "))
+	if s.Dropped > 0 {
+		ew.printf("dropped: %s operations were not started: the backlog limit was hit (the target rate was not sustained)\n", fmtInt(s.Dropped))
+	}
+	writeErrors(ew, s.Errors)
+}
+
+// overall returns the OVERALL row, named so even when the recorder left Op empty.
+func overall(s measure.Summary) measure.OpSummary {
+	o := s.Overall
+	o.Op = results.OverallOp
+	return o
+}
+
+// maxErrorLines bounds the error samples printed; all are in the store.
+const maxErrorLines = 5
+
+func writeErrors(ew *errWriter, errs []measure.ErrorSample) {
+	if len(errs) == 0 {
+		return
+	}
+	sorted := append([]measure.ErrorSample(nil), errs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Count > sorted[j].Count })
+	ew.printf("errors:\n")
+	for i, e := range sorted {
+		if i == maxErrorLines {
+			ew.printf("  … %d more kinds of error\n", len(sorted)-maxErrorLines)
+			break
+		}
+		ew.printf("  %s× %s %s: %s\n", fmtInt(e.Count), e.Op, e.Class, e.Message)
+	}
+}
+
+// YCSB writes a phase the way YCSB prints its results, so scripts made for
+// YCSB output can read dbrig's. Latencies are response times (YCSB's
+// "Intended-" figures): with a target rate they include queueing delay, which
+// YCSB's plain figures omit.
+func YCSB(w io.Writer, s measure.Summary) error {
+	ew := &errWriter{w: w}
+	ew.printf("[OVERALL], RunTime(ms), %d\n", s.End.Sub(s.Start).Milliseconds())
+	ew.printf("[OVERALL], Throughput(ops/sec), %s\n", jfloat(s.Overall.Throughput))
+	for _, o := range s.Ops {
+		name, r := "["+o.Op+"]", o.Response
+		ew.printf("%s, Operations, %d\n", name, o.Count)
+		ew.printf("%s, AverageLatency(us), %s\n", name, jfloat(r.Mean))
+		ew.printf("%s, MinLatency(us), %d\n", name, r.Min)
+		ew.printf("%s, MaxLatency(us), %d\n", name, r.Max)
+		ew.printf("%s, 95thPercentileLatency(us), %d\n", name, r.P95)
+		ew.printf("%s, 99thPercentileLatency(us), %d\n", name, r.P99)
+		ew.printf("%s, Return=OK, %d\n", name, o.Count-o.Errors)
+		// YCSB names its statuses; not-found has its own, the rest are ERROR.
+		notFound := o.Classes["not_found"]
+		if notFound > 0 {
+			ew.printf("%s, Return=NOT_FOUND, %d\n", name, notFound)
+		}
+		if n := o.Errors - notFound; n > 0 {
+			ew.printf("%s, Return=ERROR, %d\n", name, n)
+		}
+	}
+	return ew.err
+}
+
+// jfloat prints a float as Java's Double.toString would for ordinary values
+// (always with a decimal point), which is what YCSB parsers expect.
+func jfloat(f float64) string {
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}

@@ -1,0 +1,48 @@
+package report
+
+import (
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/measure"
+)
+
+// Progress formats one live progress line from the last interval:
+//
+//	elapsed 12s | 9,998 ops/s | p99 1.20ms | errors 0 | dropped 0 | ETA 48s
+//
+// The p99 is the response time of all operations of the interval. eta < 0
+// means unknown and is left out.
+func Progress(iv measure.Interval, elapsed, eta time.Duration) string {
+	all := measure.NewHistogram()
+	var count, errs int64
+	for _, o := range iv.Ops {
+		count += o.Count
+		errs += o.Errors
+		if o.Response != nil {
+			all.Merge(o.Response)
+		}
+	}
+	rate := 0.0
+	if secs := iv.End.Sub(iv.Start).Seconds(); secs > 0 {
+		rate = float64(count) / secs
+	}
+	unit := " ops/s"
+	if iv.Phase == measure.PhaseLoad {
+		unit = " batches/s" // the load phase records one operation per insert batch
+	}
+	parts := []string{
+		"elapsed " + fmtDur(elapsed),
+		fmtRate(rate) + unit,
+		"p99 " + usInt(all.ValueAtPercentile(99)),
+		"errors " + fmtInt(errs),
+		"dropped " + fmtInt(iv.Dropped),
+	}
+	if iv.Phase != "" && iv.Phase != measure.PhaseMeasure {
+		parts = append([]string{iv.Phase}, parts...)
+	}
+	if eta >= 0 {
+		parts = append(parts, "ETA "+fmtDur(eta))
+	}
+	return strings.Join(parts, " | ")
+}

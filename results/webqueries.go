@@ -1,0 +1,153 @@
+package results
+
+// Read-only queries of the web dashboard (package web). Every statement is a
+// fixed, parameterised SELECT: sort keys are looked up in a whitelist and
+// never spliced from user input.
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// RunQuery is one page of a filtered, sorted run list.
+type RunQuery struct {
+	Filter           // Limit is the page size (0: no limit)
+	Until  time.Time // runs started before this time; zero: no bound
+	Sort   string    // a key of RunSortKeys; "" is "started"
+	Asc    bool      // ascending; the default is descending (newest, fastest … first)
+	Offset int
+}
+
+// runSortColumns maps the sort keys of RunQuery to SQL expressions.
+var runSortColumns = map[string]string{
+	"id":         "r.id",
+	"name":       "r.name",
+	"started":    "r.started_at",
+	"status":     "r.status",
+	"system":     "r.system",
+	"version":    "r.server_version",
+	"workload":   "r.workload",
+	"clients":    "r.clients",
+	"throughput": "COALESCE(m.throughput, 0)",
+	"p99":        "COALESCE(m.p99_us, 0)",
+	"errors":     "COALESCE(m.errors, 0)",
+}
+
+// RunSortKeys are the accepted values of RunQuery.Sort, in order.
+func RunSortKeys() []string {
+	keys := make([]string, 0, len(runSortColumns))
+	for k := range runSortColumns {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// QueryRuns returns one page of the runs that match q, and how many match in all.
+func (s *Store) QueryRuns(ctx context.Context, q RunQuery) ([]RunRow, int, error) {
+	key := q.Sort
+	if key == "" {
+		key = "started"
+	}
+	col, ok := runSortColumns[key]
+	if !ok {
+		return nil, 0, fmt.Errorf("list runs: sort key %q: expected one of %s", q.Sort, strings.Join(RunSortKeys(), ", "))
+	}
+	var where []string
+	var args []any
+	add := func(cond string, arg any) { where = append(where, cond); args = append(args, arg) }
+	f := q.Filter
+	if f.System != "" {
+		add("r.system = ?", f.System)
+	}
+	if f.Workload != "" {
+		add("r.workload = ?", f.Workload)
+	}
+	if f.Status != "" {
+		add("r.status = ?", f.Status)
+	}
+	if f.Tag != "" {
+		add("r.id IN (SELECT t.run_id FROM run_tags t WHERE t.tag = ?)", f.Tag)
+	}
+	if !f.Since.IsZero() {
+		add("r.started_at >= ?", fmtTime(f.Since))
+	}
+	if !q.Until.IsZero() {
+		add("r.started_at < ?", fmtTime(q.Until))
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var total int
+	if err := s.queryRow(ctx, "SELECT COUNT(*) FROM runs r"+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("list runs: %w", err)
+	}
+	dir := " DESC"
+	if q.Asc {
+		dir = " ASC"
+	}
+	stmt := "SELECT " + runRowCols + " FROM " + runRowFrom + cond + " ORDER BY " + col + dir + ", r.id" + dir
+	if f.Limit > 0 {
+		stmt += " LIMIT ? OFFSET ?"
+		args = append(args, f.Limit, max(q.Offset, 0))
+	}
+	rows, err := s.query(ctx, stmt, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []RunRow
+	for rows.Next() {
+		r, err := scanRunRow(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list runs: %w", err)
+	}
+	return out, total, nil
+}
+
+// FilterValues are the distinct values the run filters can take.
+type FilterValues struct {
+	Systems, Workloads, Tags, Statuses []string
+}
+
+// Values returns the distinct systems, workloads, tags and statuses in the store.
+func (s *Store) Values(ctx context.Context) (FilterValues, error) {
+	var v FilterValues
+	for _, q := range []struct {
+		dst  *[]string
+		stmt string
+	}{
+		{&v.Systems, `SELECT DISTINCT system FROM runs ORDER BY system`},
+		{&v.Workloads, `SELECT DISTINCT workload FROM runs ORDER BY workload`},
+		{&v.Tags, `SELECT DISTINCT tag FROM run_tags ORDER BY tag`},
+		{&v.Statuses, `SELECT DISTINCT status FROM runs ORDER BY status`},
+	} {
+		rows, err := s.query(ctx, q.stmt)
+		if err != nil {
+			return v, fmt.Errorf("filter values: %w", err)
+		}
+		for rows.Next() {
+			var x string
+			if err := rows.Scan(&x); err != nil {
+				rows.Close()
+				return v, fmt.Errorf("filter values: %w", err)
+			}
+			*q.dst = append(*q.dst, x)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return v, fmt.Errorf("filter values: %w", err)
+		}
+	}
+	return v, nil
+}
