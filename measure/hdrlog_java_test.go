@@ -8,19 +8,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dbrig/dbrig/internal/testenv"
 )
 
-// hdrJar finds HdrHistogram's Java jar: $DBRIG_HDR_JAR, or Debian's
-// libhdrhistogram-java package.
+// hdrJar finds HdrHistogram's Java jar: Debian's libhdrhistogram-java when
+// installed, else $DBRIG_HDR_JAR (scripts/test installs it and sets that).
 func hdrJar(t *testing.T) (java, jar string) {
 	t.Helper()
-	jar = os.Getenv("DBRIG_HDR_JAR")
-	if jar == "" {
-		jar = "/usr/share/java/hdrhistogram.jar"
+	jar = "/usr/share/java/hdrhistogram.jar"
+	if _, err := os.Stat(jar); err != nil {
+		jar = testenv.Need(t, "DBRIG_HDR_JAR")
 	}
 	java, err := exec.LookPath("java")
-	if _, serr := os.Stat(jar); err != nil || serr != nil {
-		t.Skipf("SKIPPED: needs java and HdrHistogram's jar (apt-get install default-jre-headless libhdrhistogram-java, or set DBRIG_HDR_JAR): %v %v", err, serr)
+	if err != nil {
+		t.Fatalf("HdrHistogram's jar is there but java is not: %v", err)
 	}
 	return java, jar
 }

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -53,6 +54,16 @@ func TestWritePNGs(t *testing.T) {
 	}
 	if n := countNear(img, 0xf9, 0xe4, 0xe4, 6); n < 500 {
 		t.Errorf("fault band covers %d pixels, want a visible band", n)
+	}
+
+	// Two runs: the overlaid charts, named after both.
+	b := addRun(t, s, webtest.Default(t0.Add(2*time.Hour)))
+	paths, err = report.WritePNGs(ctx, dir, s, []int64{a.ID, b.ID})
+	if err != nil || len(paths) != len(want) {
+		t.Fatalf("WritePNGs(two runs) = %d files, %v; want %d", len(paths), err, len(want))
+	}
+	if got, wantName := filepath.Base(paths[0]), fmt.Sprintf("run%d-%d-throughput-OVERALL.png", a.ID, b.ID); got != wantName {
+		t.Errorf("first file %s, want %s", got, wantName)
 	}
 
 	// A run without data has no charts to draw: no files, no error.

@@ -211,11 +211,16 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request, ids []int64, tit
 
 type pickData struct {
 	Message string
-	Runs    []runView
+	Runs    []pickRow
 }
 
-// compare overlays the runs given as id=1&id=2 (or ids=1,2); with fewer than
-// two it offers the latest runs to pick from.
+type pickRow struct {
+	runView
+	Checked bool
+}
+
+// compare overlays the runs given as id=1&id=2 (or ids=1,2), the lowest id
+// as the base; with fewer than two it offers the latest runs to pick from.
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	raw := slices.Clone(r.URL.Query()["id"])
 	if v := r.URL.Query().Get("ids"); v != "" {
@@ -232,6 +237,8 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 			ids = append(ids, id)
 		}
 	}
+	// The oldest run is the base of the comparison, whatever the order given.
+	slices.Sort(ids)
 	if len(ids) >= 2 {
 		names := make([]string, len(ids))
 		for i, id := range ids {
@@ -250,8 +257,8 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		d.Message = fmt.Sprintf("Run %d is picked; pick at least one more to compare it with.", ids[0])
 	}
 	for _, row := range rows {
-		d.Runs = append(d.Runs, runView{RunRow: row, Started: row.Start.UTC().Format("2006-01-02 15:04:05"),
-			Status: row.DisplayStatus(), P99: fmtUS(float64(row.P99US))})
+		d.Runs = append(d.Runs, pickRow{runView: runView{RunRow: row, Started: row.Start.UTC().Format("2006-01-02 15:04:05"),
+			Status: row.DisplayStatus(), P99: fmtUS(float64(row.P99US))}, Checked: slices.Contains(ids, row.ID)})
 	}
 	s.render(w, r, "pick", page{Title: "compare runs", Nav: "compare", Data: d})
 }

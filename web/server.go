@@ -15,6 +15,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -53,6 +54,9 @@ func NewServer(store *results.Store) http.Handler {
 	s := &Server{store: store, mux: http.NewServeMux(), log: slog.Default()}
 	assets := http.FileServerFS(report.Assets())
 	s.mux.Handle("GET /assets/", http.StripPrefix("/assets/", cacheable(assets)))
+	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent) // browsers ask; a 404 would log a console error
+	})
 	s.mux.HandleFunc("GET /{$}", s.runs)
 	s.mux.HandleFunc("GET /run/{id}", s.run)
 	s.mux.HandleFunc("GET /compare", s.compare)
@@ -73,6 +77,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		s.fail(w, r, http.StatusMethodNotAllowed, fmt.Errorf("method %s: the dashboard is read-only (GET and HEAD only)", r.Method))
+		return
+	}
+	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+		// Go drops such a pair silently; a filter that vanished would mislead.
+		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("query %q: %w", r.URL.RawQuery, err))
 		return
 	}
 	defer func() {

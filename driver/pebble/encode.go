@@ -61,6 +61,13 @@ func fields(b []byte, fn func(name, value []byte)) error {
 }
 
 func chunk(b []byte) (c, rest []byte, ok bool) {
+	if len(b) > 0 && b[0] < 0x80 { // one-byte length: names and short values
+		n := int(b[0])
+		if len(b)-1 < n {
+			return nil, nil, false
+		}
+		return b[1 : 1+n], b[1+n:], true
+	}
 	n, k := binary.Uvarint(b)
 	if k <= 0 || uint64(len(b)-k) < n {
 		return nil, nil, false

@@ -22,7 +22,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/cockroachdb/pebble"
 
@@ -47,15 +46,17 @@ const goModVersion = "v1.1.5"
 // the same key; more stripes than clients keeps unrelated keys apart.
 const stripes = 256
 
-// DB is a Pebble database. It is safe for concurrent use; Close must not run
-// while operations are in flight (Pebble panics on a closed DB).
+// DB is a Pebble database. It is safe for concurrent use, also of Close with
+// operations still in flight: Pebble panics on a closed DB, so operations
+// hold a read lock that Close waits for, and fail as unavailable after it.
 type DB struct {
 	db     *pebble.DB
 	dir    string
 	wo     *pebble.WriteOptions
-	closed atomic.Bool
 	seed   maphash.Seed
 	locks  [stripes]sync.Mutex
+	live   sync.RWMutex // read-held by operations, write-held by Close
+	closed bool         // under live
 }
 
 var (
@@ -108,24 +109,29 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 // with dbrig's console; fatal ones still stop the process as Pebble expects.
 type quietLogger struct{}
 
-func (quietLogger) Infof(string, ...any)               {}
+func (quietLogger) Infof(string, ...any)              {}
 func (quietLogger) Fatalf(format string, args ...any) { pebble.DefaultLogger.Fatalf(format, args...) }
 
 var errClosed = driver.Classify(driver.ClassUnavailable, errors.New("pebble: database is closed"))
 
-// start checks what every operation needs before it touches Pebble.
-func (d *DB) start(ctx context.Context, table string) error {
-	if d.closed.Load() {
-		return errClosed
-	}
+// begin checks what every operation needs before it touches Pebble and, on
+// success, holds the DB open until the operation calls end.
+func (d *DB) begin(ctx context.Context, table string) error {
 	if strings.IndexByte(table, '/') >= 0 {
 		return fmt.Errorf("pebble: table name %q: expected no '/'", table)
 	}
 	if err := ctx.Err(); err != nil {
 		return classifyCtx(err)
 	}
+	d.live.RLock()
+	if d.closed {
+		d.live.RUnlock()
+		return errClosed
+	}
 	return nil
 }
+
+func (d *DB) end() { d.live.RUnlock() }
 
 func classifyCtx(err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -158,9 +164,10 @@ func wrap(op string, err error) error {
 
 // Read returns the selected fields (all when fields is nil).
 func (d *DB) Read(ctx context.Context, table, key string, fields []string) (driver.Record, error) {
-	if err := d.start(ctx, table); err != nil {
+	if err := d.begin(ctx, table); err != nil {
 		return nil, err
 	}
+	defer d.end()
 	v, closer, err := d.db.Get(dbKey(table, key))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, notFound(table, key)
@@ -178,9 +185,10 @@ func (d *DB) Read(ctx context.Context, table, key string, fields []string) (driv
 
 // Scan returns up to n records in key order from startKey on, within table.
 func (d *DB) Scan(ctx context.Context, table, startKey string, n int, fields []string) ([]driver.Record, error) {
-	if err := d.start(ctx, table); err != nil {
+	if err := d.begin(ctx, table); err != nil {
 		return nil, err
 	}
+	defer d.end()
 	if n <= 0 {
 		return nil, nil
 	}
@@ -207,9 +215,10 @@ func (d *DB) Scan(ctx context.Context, table, startKey string, n int, fields []s
 // Update merges values into an existing record (read-modify-write under the
 // key's stripe lock).
 func (d *DB) Update(ctx context.Context, table, key string, values driver.Record) error {
-	if err := d.start(ctx, table); err != nil {
+	if err := d.begin(ctx, table); err != nil {
 		return err
 	}
+	defer d.end()
 	k := dbKey(table, key)
 	mu := d.lock(k)
 	mu.Lock()
@@ -234,9 +243,10 @@ func (d *DB) Update(ctx context.Context, table, key string, values driver.Record
 
 // Insert writes a record, replacing one that exists under key.
 func (d *DB) Insert(ctx context.Context, table, key string, values driver.Record) error {
-	if err := d.start(ctx, table); err != nil {
+	if err := d.begin(ctx, table); err != nil {
 		return err
 	}
+	defer d.end()
 	k := dbKey(table, key)
 	mu := d.lock(k)
 	mu.Lock()
@@ -250,9 +260,10 @@ func (d *DB) Insert(ctx context.Context, table, key string, values driver.Record
 // Delete removes a record; a missing one is ErrNotFound, which costs a Get
 // because a Pebble delete does not tell.
 func (d *DB) Delete(ctx context.Context, table, key string) error {
-	if err := d.start(ctx, table); err != nil {
+	if err := d.begin(ctx, table); err != nil {
 		return err
 	}
+	defer d.end()
 	k := dbKey(table, key)
 	mu := d.lock(k)
 	mu.Lock()
@@ -274,9 +285,10 @@ func (d *DB) Delete(ctx context.Context, table, key string) error {
 // InsertBatch writes all records in one atomic Pebble batch. It takes no
 // stripe locks: a load does not race updates of the keys it is creating.
 func (d *DB) InsertBatch(ctx context.Context, table string, keys []string, values []driver.Record) error {
-	if err := d.start(ctx, table); err != nil {
+	if err := d.begin(ctx, table); err != nil {
 		return err
 	}
+	defer d.end()
 	if len(keys) != len(values) {
 		return fmt.Errorf("pebble: InsertBatch: %d keys but %d records", len(keys), len(values))
 	}
@@ -302,9 +314,10 @@ func (d *DB) InsertBatch(ctx context.Context, table string, keys []string, value
 // Reset deletes every record and compacts the range away, so a fresh load
 // does not read through tombstones.
 func (d *DB) Reset(ctx context.Context) error {
-	if d.closed.Load() {
-		return errClosed
+	if err := d.begin(ctx, ""); err != nil {
+		return err
 	}
+	defer d.end()
 	it, err := d.db.NewIter(nil)
 	if err != nil {
 		return wrap("reset", err)
@@ -354,11 +367,15 @@ func Version() string {
 // Target is the data directory.
 func (d *DB) Target() string { return "pebble:" + d.dir }
 
-// Close flushes and closes the database; later calls fail as unavailable.
+// Close waits for operations in flight, then closes the database; later
+// calls fail as unavailable.
 func (d *DB) Close() error {
-	if d.closed.Swap(true) {
+	d.live.Lock()
+	defer d.live.Unlock()
+	if d.closed {
 		return nil
 	}
+	d.closed = true
 	if err := d.db.Close(); err != nil {
 		return fmt.Errorf("pebble: close: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
@@ -337,4 +338,40 @@ func goModPebble(t *testing.T) string {
 	}
 	t.Fatalf("go.mod does not require %s", modulePath)
 	return ""
+}
+
+// Closing while clients are still busy must not crash (Pebble panics on a
+// closed DB): their operations succeed or fail as unavailable.
+func TestCloseWhileBusy(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, nil)
+	if err := db.Insert(ctx, "t", "k", driver.Record{"f": []byte("v")}); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 4)
+	for i := range 4 {
+		go func() {
+			for {
+				var err error
+				if i%2 == 0 {
+					_, err = db.Read(ctx, "t", "k", nil)
+				} else {
+					err = db.Update(ctx, "t", "k", driver.Record{"f": []byte("w")})
+				}
+				if err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		if err := <-errc; driver.ClassOf(err) != driver.ClassUnavailable {
+			t.Errorf("operation racing Close: %v, want unavailable", err)
+		}
+	}
 }

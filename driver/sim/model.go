@@ -22,8 +22,9 @@ type Model struct {
 	Capacity float64
 	// Latency is added to every operation after the server is done with it.
 	Latency time.Duration
-	// Hiccups are sorted, non-overlapping windows (relative to the store's
-	// origin, i.e. when it was opened) during which the server stalls.
+	// Hiccups are windows (relative to the store's origin, i.e. when it was
+	// opened) during which the server stalls; in any order, overlapping
+	// ones act as one.
 	Hiccups []Hiccup
 }
 
@@ -84,6 +85,18 @@ func ParseHiccups(s string) ([]Hiccup, error) {
 		}
 		hs = append(hs, Hiccup{Start: start, Duration: d})
 	}
+	return normalize(hs), nil
+}
+
+// normalize returns the hiccups sorted, without empty windows, and with
+// overlapping or touching ones merged, in a new slice (nil when none).
+func normalize(in []Hiccup) []Hiccup {
+	var hs []Hiccup
+	for _, h := range in {
+		if h.Duration > 0 {
+			hs = append(hs, h)
+		}
+	}
 	slices.SortFunc(hs, func(x, y Hiccup) int { return cmp.Compare(x.Start, y.Start) })
 	merged := hs[:0]
 	for _, h := range hs {
@@ -95,9 +108,9 @@ func ParseHiccups(s string) ([]Hiccup, error) {
 		merged = append(merged, h)
 	}
 	if len(merged) == 0 {
-		return nil, nil
+		return nil
 	}
-	return merged, nil
+	return merged
 }
 
 func parseDur(s string) (time.Duration, error) {
@@ -117,7 +130,10 @@ type queue struct {
 	next    int           // first hiccup that may still matter (arrivals are non-decreasing)
 }
 
-func newQueue(m Model) queue { return queue{m: m, service: m.ServiceTime()} }
+func newQueue(m Model) queue {
+	m.Hiccups = normalize(m.Hiccups)
+	return queue{m: m, service: m.ServiceTime()}
+}
 
 // admit takes an operation arriving at t (non-decreasing from call to call)
 // and returns when the server starts it and when the caller gets the answer

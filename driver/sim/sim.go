@@ -91,18 +91,21 @@ func ModelFromProps(p *spec.Props) (Model, error) {
 }
 
 // New opens an empty store with model m; its origin (time zero of the
-// hiccups) is now. Hiccups must be sorted and disjoint, as ParseHiccups
-// returns them.
+// hiccups) is now. Close releases its clock.
 func New(m Model) *DB {
-	m.Hiccups = append([]Hiccup(nil), m.Hiccups...)
-	return &DB{
+	m.Hiccups = normalize(m.Hiccups)
+	db := &DB{
 		model:   m,
 		trivial: m.trivial(),
 		origin:  time.Now(),
 		q:       newQueue(m),
-		clock:   newClock(),
+		clock:   &clock{}, // never waited on
 		data:    newStore(),
 	}
+	if !db.trivial {
+		db.clock = newClock()
+	}
+	return db
 }
 
 // Model returns the model the store runs.
@@ -129,7 +132,7 @@ func (db *DB) serve(ctx context.Context) error {
 	_, done := db.q.admit(time.Since(db.origin))
 	db.mu.Unlock()
 	if err := db.clock.wait(ctx, db.origin.Add(done)); err != nil {
-		if err == errClosed {
+		if errors.Is(err, errClosed) {
 			return err
 		}
 		if errors.Is(err, context.DeadlineExceeded) {

@@ -178,9 +178,10 @@ func TestLiveCapacityShared(t *testing.T) {
 	}
 	t.Logf("8 clients: %d ops in 0.3 s", total)
 	// At most 300 fit, plus the last op of each client that was admitted
-	// before the deadline.
-	if total < 280 || total > 308 {
-		t.Fatalf("%d ops, want about 300 (280..308)", total)
+	// before the deadline (hard). Fewer only if the whole process stalls for
+	// longer than the 8 ms of queued work (loose: half the capacity fails).
+	if total < 220 || total > 308 {
+		t.Fatalf("%d ops, want about 300 (220..308)", total)
 	}
 }
 
@@ -312,20 +313,44 @@ func BenchmarkQueueNoWait(b *testing.B) {
 }
 
 // How late a wait of 100 µs returns: the clock's precision, which bounds how
-// well the live store follows the model (reported as late-µs).
+// well the live store follows the model (reported as late-µs), for the
+// store's timerfd clock and for a plain time.Timer.
 func BenchmarkWaitPrecision(b *testing.B) {
-	db := New(Model{Latency: 100 * time.Microsecond})
-	defer db.Close()
+	const d = 100 * time.Microsecond
 	ctx := context.Background()
-	var late time.Duration
-	for b.Loop() {
-		start := time.Now()
-		if err := db.Delete(ctx, "t", "k"); !errors.Is(err, driver.ErrNotFound) {
-			b.Fatal(err)
+	b.Run("store", func(b *testing.B) {
+		db := New(Model{Latency: d})
+		defer db.Close()
+		var late time.Duration
+		for b.Loop() {
+			start := time.Now()
+			if err := db.Delete(ctx, "t", "k"); !errors.Is(err, driver.ErrNotFound) {
+				b.Fatal(err)
+			}
+			late += time.Since(start) - d
 		}
-		late += time.Since(start) - 100*time.Microsecond
-	}
-	b.ReportMetric(float64(late.Microseconds())/float64(b.N), "late-µs")
+		b.ReportMetric(float64(late.Microseconds())/float64(b.N), "late-µs")
+	})
+	b.Run("time.Timer", func(b *testing.B) {
+		var late time.Duration
+		for b.Loop() {
+			start := time.Now()
+			if err := timerWait(ctx, d); err != nil {
+				b.Fatal(err)
+			}
+			late += time.Since(start) - d
+		}
+		b.ReportMetric(float64(late.Microseconds())/float64(b.N), "late-µs")
+	})
+}
+
+func ExampleModel_Predict() {
+	// The classic validation: 1000 ops/s for 90 s against 1250 ops/s with a
+	// 1 s hiccup 10 s in.
+	m := Model{Capacity: 1250, Hiccups: []Hiccup{{Start: 10 * time.Second, Duration: time.Second}}}
+	p := m.Predict(ConstantArrivals(90000, 1000, 0))
+	fmt.Printf("mean %.1f ms, p50 %v, p99 %v\n", p.Mean.Seconds()*1e3, p.Percentile(50), p.Percentile(99))
+	// Output: mean 28.6 ms, p50 800µs, p99 820.8ms
 }
 
 // Close ends waits in progress and later operations as unavailable.
@@ -364,7 +389,8 @@ func TestClose(t *testing.T) {
 // An arrival taken a little early can only make the prediction earlier, and
 // with equal service times the completion times depend only on the sorted
 // arrivals, so the live completions can never sum to less than predicted
-// (hard bound); they may be later only by the wake-up lag (loose bound).
+// (hard bound); they may be later only by the wake-up lag and stalls of the
+// process (loose bound).
 // A store that ignored the hiccup fails the first; one with a doubled service
 // time (whose queue would never drain) or hiccup fails the second.
 func TestLiveMatchesPredict(t *testing.T) {
@@ -411,7 +437,9 @@ func TestLiveMatchesPredict(t *testing.T) {
 	if meanLag < 0 {
 		t.Errorf("live completions are on average %v earlier than the model allows", -meanLag)
 	}
-	if meanLag > 5*ms {
-		t.Errorf("live completions are on average %v later than predicted, want at most 5 ms", meanLag)
+	// A process stall that made arrivals late makes completions late too, so
+	// the arrivals' lateness is added as the machine's noise.
+	if bound := 5*ms + late/time.Duration(len(done)); meanLag > bound {
+		t.Errorf("live completions are on average %v later than predicted, want at most %v (5 ms + the arrivals' lateness)", meanLag, bound)
 	}
 }

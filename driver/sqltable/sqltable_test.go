@@ -40,7 +40,7 @@ func TestSQL(t *testing.T) {
 	}{
 		{"pg create", pg.CreateSQL(), `CREATE TABLE IF NOT EXISTS "usertable" ("ycsb_key" VARCHAR(255) COLLATE "C" PRIMARY KEY, "field0" BYTEA, "field1" BYTEA, "field2" BYTEA)`},
 		{"mysql create", my.CreateSQL(), "CREATE TABLE IF NOT EXISTS `usertable` (`ycsb_key` VARBINARY(255) PRIMARY KEY, `field0` LONGBLOB, `field1` LONGBLOB, `field2` LONGBLOB)"},
-		{"sqlite create", lite.CreateSQL(), "CREATE TABLE IF NOT EXISTS `usertable` (`ycsb_key` VARCHAR(255) PRIMARY KEY, `field0` BLOB, `field1` BLOB, `field2` BLOB) WITHOUT ROWID"},
+		{"sqlite create", lite.CreateSQL(), "CREATE TABLE IF NOT EXISTS `usertable` (`ycsb_key` VARCHAR(255) PRIMARY KEY, `field0` BLOB, `field1` BLOB, `field2` BLOB)"},
 		{"pg read all", must(pg.ReadStmt(ctx, nil)), `SELECT "field0", "field1", "field2" FROM "usertable" WHERE "ycsb_key" = $1`},
 		// Fields asked in any order select in table order.
 		{"mysql read some", must(my.ReadStmt(ctx, []string{"field2", "field0"})), "SELECT `field0`, `field2` FROM `usertable` WHERE `ycsb_key` = ?"},

@@ -173,7 +173,7 @@ func loadConfig(f *runFlags, p *spec.Props, withRun bool) (load.Config, error) {
 		return cfg, err
 	}
 	if !withRun {
-		return cfg, nil
+		return cfg, cfg.Check(false)
 	}
 	if f.set["rate"] || f.set["target"] {
 		rate = f.rate
@@ -206,7 +206,7 @@ func loadConfig(f *runFlags, p *spec.Props, withRun bool) (load.Config, error) {
 	if cfg.Operations == 0 && cfg.Duration == 0 {
 		return cfg, usagef("the run needs a bound: operationcount > 0 (-p operationcount=N) and/or --duration")
 	}
-	return cfg, nil
+	return cfg, cfg.Check(true)
 }
 
 func runCmd(ctx context.Context, e *env, args []string) error {

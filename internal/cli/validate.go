@@ -53,7 +53,7 @@ func validateCmd(ctx context.Context, e *env, args []string) error {
 	rep.print(e)
 	if !rep.pass {
 		return fmt.Errorf("validation failed: measured mean response time %v is %.1f%% off the model's %v (tolerance %.0f%%)",
-			rep.open.Mean, 100*rep.deviation, rep.predicted, 100*tolerance)
+			fmtDur(time.Duration(rep.open.Mean*float64(time.Microsecond))), 100*rep.deviation, fmtDur(rep.predicted), 100*tolerance)
 	}
 	return nil
 }

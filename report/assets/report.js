@@ -24,6 +24,11 @@
     return p.toFixed(precise ? nines + 2 : nines) + '%';
   }
 
+  // decades keeps the splits of a log axis at powers of ten.
+  function decades(u, splits) {
+    return splits.map(function (x) { return pctLabel(x, false) ? x : null; });
+  }
+
   // drawEvents shades fault windows and draws one-off events and phase starts.
   function drawEvents(chart) {
     return function (u) {
@@ -67,7 +72,12 @@
     var hist = chart.kind === 'history'; // x: run start, unix seconds
     var xScale = dist ? { time: false, distr: 3, log: 10 } : { time: hist };
     if (!dist && !hist && chart.xMax) {
-      xScale.range = function (u, min, max) { return [0, Math.max(max || 0, chart.xMax)]; };
+      // Unzoomed (the data's own extent) the axis starts at the run's start;
+      // a zoom keeps the range it asked for.
+      var first = chart.x[0], last = chart.x[chart.x.length - 1];
+      xScale.range = function (u, min, max) {
+        return min === first && max === last ? [0, Math.max(max, chart.xMax)] : [min, max];
+      };
     }
     var series = [{
       label: dist ? 'percentile' : hist ? 'run start' : 't',
@@ -93,7 +103,14 @@
       title: chart.title, width: width, height: 280,
       scales: { x: xScale, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } } },
       axes: [
-        { label: chart.xLabel, values: dist ? function (u, splits) { return splits.map(function (x) { return pctLabel(x, false); }); } : undefined },
+        {
+          label: chart.xLabel,
+          values: dist ? function (u, splits) { return splits.map(function (x) { return pctLabel(x, false); }); } : undefined,
+          // log axes split at 1..9 per decade: keep ticks and grid at decades only
+          filter: dist ? decades : undefined,
+          grid: dist ? { filter: decades } : undefined,
+          ticks: dist ? { filter: decades } : undefined
+        },
         { label: chart.yLabel, size: 60 }
       ],
       series: series,
@@ -125,6 +142,7 @@
       var data = [chart.x];
       chart.lines.forEach(function (l) { data.push(l.y); });
       var u = new uPlot(options(chart, Math.max(el.clientWidth, 300), group), data, el);
+      el.dbrigPlot = u; // for tests and the browser console
       if (chart.kind !== 'distribution' && chart.kind !== 'history') group.plots.push(u);
       all.push({ u: u, el: el });
     });

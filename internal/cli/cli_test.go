@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/results"
+)
+
+// dbrig runs the CLI in-process and returns its exit code and outputs.
+func dbrig(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(ctx, args, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func openStore(t *testing.T, path string) *results.Store {
+	t.Helper()
+	s, err := results.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestRunStoresRunAndPrintsJSON(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	code, out, errOut := dbrig(t, context.Background(), "run", "--driver", "null", "--store", store, "--json",
+		"-P", "workloadb", "-p", "recordcount=500", "-p", "operationcount=20000", "-threads", "2", "--seed", "42")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var sum struct {
+		RunID  int64  `json:"run_id"`
+		Status string `json:"status"`
+		Ops    map[string]struct {
+			Count int64   `json:"count"`
+			P99   float64 `json:"p99_us"`
+		} `json:"ops"`
+		Service map[string]struct {
+			Count int64 `json:"count"`
+		} `json:"service"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("stdout is not the JSON summary: %v\n%s", err, out)
+	}
+	reads, updates := sum.Ops["READ"].Count, sum.Ops["UPDATE"].Count
+	if reads+updates != 20000 || updates == 0 || reads < 15*updates {
+		t.Errorf("workload B over 20000 ops: READ %d, UPDATE %d; want 95/5 summing to 20000", reads, updates)
+	}
+	if sum.Service["READ"].Count != reads {
+		t.Errorf("service READ count %d != response count %d", sum.Service["READ"].Count, reads)
+	}
+	d, err := openStore(t, store).Run(context.Background(), sum.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != "done" || d.Info.Load.Clients != 2 || d.Info.Load.Seed != 42 || d.Info.Props["recordcount"] != "500" {
+		t.Errorf("stored run context: status %q clients %d seed %d recordcount %q", d.Status, d.Info.Load.Clients, d.Info.Load.Seed, d.Info.Props["recordcount"])
+	}
+	m, ok := d.Phase("measure")
+	if !ok || m.Overall.Count != 20000 {
+		t.Errorf("stored measure phase: ok=%v count=%d, want 20000", ok, m.Overall.Count)
+	}
+	if _, ok := d.Phase("load"); !ok {
+		t.Error("load phase not stored")
+	}
+}
+
+func TestBadInputIsRejectedBeforeAnyRun(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "r.db")
+	badFile := filepath.Join(dir, "bad.props")
+	writeFile(t, badFile, "recordcount=10\nreadproportion=zero\n")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"typo in property", []string{"-p", "readproprtion=0.5"}, `unknown property "readproprtion" (did you mean "readproportion"?)`},
+		{"negative count", []string{"-p", "recordcount=-5"}, "recordcount"},
+		{"bad value in file", []string{"-P", badFile}, "bad.props:2"},
+		{"unreadable file", []string{"-P", filepath.Join(dir, "missing")}, "missing"},
+		{"unknown distribution", []string{"-p", "requestdistribution=zipf"}, "requestdistribution"},
+		{"all proportions zero", []string{"-p", "readproportion=0", "-p", "updateproportion=0"}, "proportion"},
+		{"unknown driver", []string{"--driver", "nosuch"}, `unknown driver "nosuch"`},
+		{"bad flag value", []string{"--clients", "x"}, "clients"},
+		{"zero clients", []string{"--clients", "0"}, "at least 1"},
+		{"open model without rate", []string{"--model", "open"}, "rate"},
+		{"bad model", []string{"--model", "sideways", "--rate", "10"}, "sideways"},
+		{"stray argument", []string{"workloada"}, "unexpected argument"},
+		{"no bound", []string{"-P", "workloada", "-p", "operationcount=0"}, "bound"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"run", "--driver", "null", "--store", store, "-p", "recordcount=10"}, tc.args...)
+			if tc.name == "unknown driver" || tc.name == "bad model" {
+				args = append([]string{"run", "--store", store, "-p", "recordcount=10"}, tc.args...)
+			}
+			code, _, errOut := dbrig(t, context.Background(), args...)
+			if code != 2 {
+				t.Errorf("exit code %d, want 2; stderr: %s", code, errOut)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr %q lacks %q", errOut, tc.want)
+			}
+		})
+	}
+	runs, err := openStore(t, store).ListRuns(context.Background(), results.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 0 {
+		t.Errorf("bad input left %d runs in the store", len(runs))
+	}
+}
+
+func TestInterruptedRunIsStored(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(2500*time.Millisecond, cancel)
+	start := time.Now()
+	code, _, errOut := dbrig(t, ctx, "run", "--driver", "sim", "--store", store, "-p", "recordcount=100",
+		"-p", "sim.latency=1ms", "--duration", "60s", "--quiet")
+	if code != 130 {
+		t.Fatalf("exit code %d, want 130; stderr: %s", code, errOut)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("interrupt took %v to stop the run", took)
+	}
+	runs, err := openStore(t, store).ListRuns(context.Background(), results.Filter{})
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs: %v, %v", runs, err)
+	}
+	if runs[0].Status != "interrupted" || runs[0].Count == 0 {
+		t.Errorf("run status %q with %d measured ops, want interrupted with some", runs[0].Status, runs[0].Count)
+	}
+	ivs, err := openStore(t, store).Intervals(context.Background(), runs[0].ID)
+	if err != nil || len(ivs) < 2 {
+		t.Errorf("intervals of the interrupted run: %d, %v", len(ivs), err)
+	}
+}
+
+func TestValidateShort(t *testing.T) {
+	// The check is against wall-clock time: it needs a machine that is not
+	// busy with other tests. scripts/test runs it alone, after the others.
+	if os.Getenv("DBRIG_TIMING_TESTS") != "1" {
+		t.Skip("timing-sensitive: set DBRIG_TIMING_TESTS=1 on an otherwise idle machine (scripts/test does)")
+	}
+	store := filepath.Join(t.TempDir(), "r.db")
+	code, out, errOut := dbrig(t, context.Background(), "validate", "--short", "--store", store)
+	if code != 0 || !strings.Contains(out, "PASS") {
+		t.Fatalf("validate --short: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "closed loop, send time") {
+		t.Errorf("validate does not show the coordinated-omission figure:\n%s", out)
+	}
+}
+
+func TestRunsCommands(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	for i := 0; i < 2; i++ {
+		if code, _, errOut := dbrig(t, context.Background(), "run", "--driver", "null", "--store", store, "--quiet",
+			"-p", "recordcount=10", "-p", "operationcount=100", "--tag", "t1"); code != 0 {
+			t.Fatalf("run: %s", errOut)
+		}
+	}
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"runs", "list", "--store", store}, 0, "null"},
+		{[]string{"runs", "show", "1", "--store", store}, 0, "READ"},
+		{[]string{"runs", "compare", "1", "2", "--store", store}, 0, "READ"},
+		{[]string{"runs", "show", "99", "--store", store}, 1, "no such run"},
+		{[]string{"runs", "show", "x", "--store", store}, 2, "expected a positive number"},
+		{[]string{"runs", "frobnicate", "--store", store}, 2, "unknown subcommand"},
+	}
+	for _, tc := range tests {
+		code, out, errOut := dbrig(t, context.Background(), tc.args...)
+		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("dbrig %v: exit %d (want %d), output lacks %q:\n%s%s", tc.args, code, tc.code, tc.want, out, errOut)
+		}
+	}
+}

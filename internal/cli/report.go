@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/dbrig/dbrig/report"
+	"github.com/dbrig/dbrig/web"
+)
+
+// reportCmd: dbrig report RUN [RUN…] -o report.html [--png DIR]
+func reportCmd(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("dbrig report", e.stderr)
+	storeDSN := fs.String("store", "", "results database (default: per-user data path)")
+	out := fs.String("o", "", "write the self-contained HTML report to this file (default: report-RUN.html)")
+	pngDir := fs.String("png", "", "also write every plot as a PNG file into this directory")
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return errHelp
+	}
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	if len(pos) == 0 {
+		return usagef("dbrig report: expected one or more run ids (see dbrig runs list)")
+	}
+	ids := make([]int64, len(pos))
+	for i, p := range pos {
+		if ids[i], err = strconv.ParseInt(p, 10, 64); err != nil || ids[i] <= 0 {
+			return usagef("run id %q: expected a positive number (see dbrig runs list)", p)
+		}
+	}
+	store, err := report.OpenStore(ctx, *storeDSN)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if *out == "" {
+		*out = "report-" + pos[0] + ".html"
+	}
+	rep, err := report.Build(ctx, store, ids)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := report.RenderHTML(f, rep); err != nil {
+		f.Close()
+		os.Remove(*out)
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s\n", *out)
+	if *pngDir != "" {
+		files, err := report.RenderPNGs(ctx, *pngDir, rep)
+		if err != nil {
+			return fmt.Errorf("png: %w", err)
+		}
+		for _, name := range files {
+			fmt.Fprintf(e.stdout, "wrote %s\n", name)
+		}
+	}
+	return nil
+}
+
+// serveCmd: dbrig serve [--addr 127.0.0.1:8080]
+func serveCmd(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("dbrig serve", e.stderr)
+	storeDSN := fs.String("store", "", "results database (default: per-user data path)")
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default: the dashboard has no login)")
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return errHelp
+	}
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	if len(pos) > 0 {
+		return usagef("dbrig serve: unexpected argument %q", pos[0])
+	}
+	store, err := report.OpenStore(ctx, *storeDSN)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return &inputError{fmt.Errorf("--addr %s: %w", *addr, err)}
+	}
+	srv := &http.Server{Handler: web.NewServer(store), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.stderr, "dbrig dashboard on http://%s (results: %s); Ctrl-C stops it\n", ln.Addr(), store.Name())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	}
+}
