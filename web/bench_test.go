@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/web"
 	"github.com/dbrig/dbrig/web/webtest"
@@ -71,7 +70,7 @@ func BenchmarkStart(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := report.OpenStore(ctx, path)
+		s, err := results.OpenExisting(ctx, path)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -83,7 +82,7 @@ func BenchmarkStart(b *testing.B) {
 // BenchmarkPages is the latency of each page on a big store.
 func BenchmarkPages(b *testing.B) {
 	path := bigStore(b)
-	s, err := report.OpenStore(context.Background(), path)
+	s, err := results.OpenExisting(context.Background(), path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -66,6 +66,10 @@ func TestRunStoresRunAndPrintsJSON(t *testing.T) {
 	if d.Status != "done" || d.Info.Load.Clients != 2 || d.Info.Load.Seed != 42 || d.Info.Props["recordcount"] != "500" {
 		t.Errorf("stored run context: status %q clients %d seed %d recordcount %q", d.Status, d.Info.Load.Clients, d.Info.Load.Seed, d.Info.Props["recordcount"])
 	}
+	// Drivers size their pools from threadcount, so -threads must reach it.
+	if got := d.Info.Props["threadcount"]; got != "2" {
+		t.Errorf("stored threadcount = %q, want 2 (from -threads)", got)
+	}
 	m, ok := d.Phase("measure")
 	if !ok || m.Overall.Count != 20000 {
 		t.Errorf("stored measure phase: ok=%v count=%d, want 20000", ok, m.Overall.Count)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/report"
+	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/web"
 )
 
@@ -37,7 +38,7 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 			return usagef("run id %q: expected a positive number (see dbrig runs list)", p)
 		}
 	}
-	store, err := report.OpenStore(ctx, *storeDSN)
+	store, err := results.OpenExisting(ctx, *storeDSN)
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("dbrig serve: unexpected argument %q", pos[0])
 	}
-	store, err := report.OpenStore(ctx, *storeDSN)
+	store, err := results.OpenExisting(ctx, *storeDSN)
 	if err != nil {
 		return err
 	}

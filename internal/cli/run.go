@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -149,6 +150,8 @@ func loadConfig(f *runFlags, p *spec.Props, withRun bool) (load.Config, error) {
 	}
 	if f.set["clients"] || f.set["threads"] {
 		clients = int64(f.clients)
+		// Drivers size their connection pools from threadcount, as YCSB's do.
+		p.Set("threadcount", strconv.FormatInt(clients, 10), spec.Source{Flag: "--clients"})
 	}
 	if clients < 1 {
 		return load.Config{}, usagef("--clients %d: expected at least 1", clients)

@@ -39,7 +39,7 @@ func runsCmd(ctx context.Context, e *env, args []string) error {
 	if *since > 0 {
 		f.Since = time.Now().Add(-*since)
 	}
-	store, err := report.OpenStore(ctx, *storeDSN)
+	store, err := results.OpenExisting(ctx, *storeDSN)
 	if err != nil {
 		return err
 	}
