@@ -221,7 +221,7 @@ func (db *DB) Reset(ctx context.Context) error {
 
 // ServerVersion names the model, so a run's context tells which one it ran.
 func (db *DB) ServerVersion(ctx context.Context) (string, error) {
-	return "sim (" + db.model.String() + ")", nil
+	return db.model.String(), nil // the model is what distinguishes one sim from another
 }
 
 // Target describes the store.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,6 +194,40 @@ func TestRunsCommands(t *testing.T) {
 		code, out, errOut := dbrig(t, context.Background(), tc.args...)
 		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
 			t.Errorf("dbrig %v: exit %d (want %d), output lacks %q:\n%s%s", tc.args, code, tc.code, tc.want, out, errOut)
+		}
+	}
+}
+
+// Two runs writing to one store at the same time must both be stored whole.
+func TestConcurrentRunsShareAStore(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	errs := make(chan string, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			code, _, errOut := dbrig(t, context.Background(), "run", "--driver", "sim", "--store", store, "--quiet",
+				"-p", "recordcount=100", "-p", "sim.latency=200us", "--duration", "3s", "-p", "operationcount=0")
+			if code != 0 {
+				errOut = "exit " + strconv.Itoa(code) + ": " + errOut
+			} else {
+				errOut = ""
+			}
+			errs <- errOut
+		}()
+	}
+	for i := 0; i < 2; i++ {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+	s := openStore(t, store)
+	runs, err := s.ListRuns(context.Background(), results.Filter{})
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs: %d, %v; want 2", len(runs), err)
+	}
+	for _, r := range runs {
+		ivs, err := s.Intervals(context.Background(), r.ID)
+		if r.Status != "done" || err != nil || len(ivs) < 3 {
+			t.Errorf("run %d: status %s, %d intervals (%v)", r.ID, r.Status, len(ivs), err)
 		}
 	}
 }
