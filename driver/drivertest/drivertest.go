@@ -7,15 +7,8 @@
 //		px := drivertest.NewProxies(t, addr) // outage through a loopback TCP proxy
 //		drivertest.Run(t, drivertest.Harness{
 //			Open: func(t *testing.T, table string) driver.DB {
-//				props := spec.NewProps()
-//				props.Set("redis.addr", px.Addrs()[0], spec.Source{})
-//				props.Set("redis.timeout", "1s", spec.Source{})
-//				props.Set("table", table, spec.Source{})
-//				db, err := redis.Open(t.Context(), driver.Config{Props: props, Dir: t.TempDir()})
-//				if err != nil {
-//					t.Fatal(err)
-//				}
-//				return db
+//				p := drivertest.Props("redis.addr", px.Addrs()[0], "redis.timeout", "1s", "table", table)
+//				return drivertest.Open(t, redis.Open, driver.Config{Props: p, Dir: t.TempDir()})
 //			},
 //			Outage:  px,
 //			Timeout: time.Second,

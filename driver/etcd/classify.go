@@ -3,7 +3,6 @@ package etcd
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	"google.golang.org/grpc/codes"
@@ -11,21 +10,14 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/internal/drvkit"
 )
 
-// classify attaches a driver.Class to an error of the etcd client.
+// classify attaches a driver.Class to an error of the etcd client. The
+// client waits for a usable connection until the deadline, so an unreachable
+// cluster shows up as DeadlineExceeded: drvkit.Classify names the cause.
 func (db *DB) classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	c := classOf(err)
-	// The client waits for a usable connection until the deadline, so an
-	// unreachable cluster shows up as DeadlineExceeded; when no connection
-	// is ready the cause was reachability, not a slow server.
-	if c == driver.ClassTimeout && !db.connected() {
-		return driver.Classify(driver.ClassUnavailable, fmt.Errorf("%w (no connection to any endpoint)", err))
-	}
-	return driver.Classify(c, err)
+	return drvkit.Classify(err, classOf, db.connected, "no connection to any endpoint")
 }
 
 func (db *DB) connected() bool {

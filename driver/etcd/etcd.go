@@ -42,7 +42,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
@@ -52,8 +51,8 @@ import (
 	"google.golang.org/grpc/backoff"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/internal/drvkit"
 	"github.com/dbrig/dbrig/driver/internal/fieldcodec"
-	"github.com/dbrig/dbrig/spec"
 )
 
 // maxTxnBytes keeps a batch Txn below etcd's default 1.5 MiB request limit,
@@ -94,18 +93,18 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 
 func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 	p := cfg.Props
-	eps, err := endpoints(p.String("etcd.endpoints", "127.0.0.1:2379"))
+	eps, err := drvkit.Endpoints(p, "etcd.endpoints", "127.0.0.1:2379")
 	if err != nil {
-		return nil, p.Errorf("etcd.endpoints", "a comma-separated list of host:port (%v)", err)
+		return nil, err
 	}
 	db := &DB{endpoints: eps, prefix: p.String("etcd.prefix", "dbrig/")}
 	if db.prefix == "" {
 		return nil, p.Errorf("etcd.prefix", "a non-empty key prefix (Reset deletes everything under it)")
 	}
-	if db.timeout, err = positive(p, "etcd.timeout", 5*time.Second); err != nil {
+	if db.timeout, err = drvkit.Positive(p, "etcd.timeout", 5*time.Second); err != nil {
 		return nil, err
 	}
-	if db.dialTimeout, err = positive(p, "etcd.dialtimeout", 5*time.Second); err != nil {
+	if db.dialTimeout, err = drvkit.Positive(p, "etcd.dialtimeout", 5*time.Second); err != nil {
 		return nil, err
 	}
 	bs, err := p.IntMin("etcd.batchsize", 128, 1)
@@ -156,36 +155,6 @@ func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
-}
-
-func endpoints(s string) ([]string, error) {
-	var eps []string
-	for _, e := range strings.Split(s, ",") {
-		e = strings.TrimSpace(e)
-		if e == "" {
-			continue
-		}
-		hostport := e
-		if _, rest, ok := strings.Cut(e, "://"); ok {
-			hostport = rest
-		}
-		if _, _, err := net.SplitHostPort(hostport); err != nil {
-			return nil, fmt.Errorf("%q: %w", e, err)
-		}
-		eps = append(eps, e)
-	}
-	if len(eps) == 0 {
-		return nil, errors.New("no endpoint given")
-	}
-	return eps, nil
-}
-
-func positive(p *spec.Props, key string, def time.Duration) (time.Duration, error) {
-	d, err := p.Duration(key, def)
-	if err == nil && d <= 0 {
-		err = p.Errorf(key, "a duration > 0")
-	}
-	return d, err
 }
 
 func (db *DB) key(table, key string) string { return db.prefix + table + "/" + key }

@@ -19,30 +19,15 @@ import (
 	"github.com/dbrig/dbrig/driver/drivertest"
 	"github.com/dbrig/dbrig/driver/internal/fieldcodec"
 	"github.com/dbrig/dbrig/internal/testenv"
-	"github.com/dbrig/dbrig/spec"
 )
-
-func props(kv ...string) *spec.Props {
-	p := spec.NewProps()
-	for i := 0; i+1 < len(kv); i += 2 {
-		p.Set(kv[i], kv[i+1], spec.Source{File: "test.properties", Line: i/2 + 1})
-	}
-	return p
-}
 
 // openT opens the driver on the test cluster with a key prefix of its own,
 // which is deleted when the test ends.
 func openT(t testing.TB, endpoints string, kv ...string) *DB {
 	t.Helper()
 	prefix := fmt.Sprintf("dbrig-test/%s-%d/", strings.ReplaceAll(t.Name(), "/", "_"), time.Now().UnixNano())
-	p := props(append([]string{"etcd.endpoints", endpoints, "etcd.prefix", prefix}, kv...)...)
-	db, err := open(context.Background(), driver.Config{Props: p})
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	if err := p.Unknown(); err != nil {
-		t.Fatalf("the driver did not read all its properties: %v", err)
-	}
+	p := drivertest.Props(append([]string{"etcd.endpoints", endpoints, "etcd.prefix", prefix}, kv...)...)
+	db := drivertest.Open(t, open, driver.Config{Props: p})
 	t.Cleanup(func() { db.Close() })
 	cleanupPrefix(t, endpoints, prefix)
 	return db
@@ -52,7 +37,7 @@ func openT(t testing.TB, endpoints string, kv ...string) *DB {
 // already closed when cleanups run.
 func cleanupPrefix(t testing.TB, endpoints, prefix string) {
 	t.Cleanup(func() {
-		p := props("etcd.endpoints", endpoints, "etcd.prefix", prefix)
+		p := drivertest.Props("etcd.endpoints", endpoints, "etcd.prefix", prefix)
 		db, err := open(context.Background(), driver.Config{Props: p})
 		if err != nil {
 			t.Errorf("cleanup: %v", err)
@@ -82,10 +67,7 @@ func TestBadProperties(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.kv[0]+"="+tc.kv[1], func(t *testing.T) {
-			_, err := Open(context.Background(), driver.Config{Props: props(tc.kv...)})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Open: error %v, want one containing %q", err, tc.want)
-			}
+			drivertest.OpenFails(t, Open, driver.Config{Props: drivertest.Props(tc.kv...)}, tc.want)
 		})
 	}
 }
@@ -93,7 +75,7 @@ func TestBadProperties(t *testing.T) {
 func TestOpenUnreachable(t *testing.T) {
 	// Port 1 on loopback: nothing listens there, so Open must fail fast.
 	start := time.Now()
-	_, err := Open(context.Background(), driver.Config{Props: props("etcd.endpoints", "127.0.0.1:1", "etcd.dialtimeout", "300ms")})
+	_, err := Open(context.Background(), driver.Config{Props: drivertest.Props("etcd.endpoints", "127.0.0.1:1", "etcd.dialtimeout", "300ms")})
 	if err == nil {
 		t.Fatal("Open of an unreachable endpoint succeeded")
 	}

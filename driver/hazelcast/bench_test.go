@@ -3,17 +3,14 @@ package hazelcast
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	hz "github.com/hazelcast/hazelcast-go-client"
 	"github.com/hazelcast/hazelcast-go-client/logger"
 
-	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/internal/benchkit"
 )
 
 // Benchmarks against the cluster of scripts/servers/hazelcast.sh, e.g.
@@ -26,70 +23,18 @@ import (
 
 const benchKeys = 1000
 
-func benchRecord(i int) driver.Record {
-	r := make(driver.Record, 10)
-	for f := range 10 {
-		r["field"+strconv.Itoa(f)] = []byte(strings.Repeat(strconv.Itoa((i+f)%10), 100))
-	}
-	return r
-}
-
-func benchKey(i int) string { return fmt.Sprintf("user%010d", i) }
-
-// parallel runs b.N calls of op spread over clients goroutines.
-func parallel(b *testing.B, clients int, op func(i int) error) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= b.N {
-					return
-				}
-				if err := op(i); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
-}
-
 // BenchmarkDriver measures the dbrig driver's operations.
 func BenchmarkDriver(b *testing.B) {
 	db := openT(b, strings.Join(addrList(b), ","), "hazelcast.scan", "index")
 	b.Cleanup(func() { db.Close() })
-	ctx := context.Background()
-	keys := make([]string, benchKeys)
-	recs := make([]driver.Record, benchKeys)
-	for i := range keys {
-		keys[i], recs[i] = benchKey(i), benchRecord(i)
-	}
-	if err := db.InsertBatch(ctx, "t", keys, recs); err != nil {
-		b.Fatal(err)
-	}
-	upd := driver.Record{"field3": []byte(strings.Repeat("u", 100))}
-	for _, clients := range []int{1, 16} {
-		b.Run(fmt.Sprintf("read/clients=%d", clients), func(b *testing.B) {
-			parallel(b, clients, func(i int) error { _, err := db.Read(ctx, "t", keys[i%benchKeys], nil); return err })
-		})
-		b.Run(fmt.Sprintf("update/clients=%d", clients), func(b *testing.B) {
-			parallel(b, clients, func(i int) error { return db.Update(ctx, "t", keys[i%benchKeys], upd) })
-		})
-		b.Run(fmt.Sprintf("insert/clients=%d", clients), func(b *testing.B) {
-			parallel(b, clients, func(i int) error { return db.Insert(ctx, "t", keys[i%benchKeys], recs[i%benchKeys]) })
-		})
-	}
+	keys := benchkit.Ops(b, db, "t", benchKeys, false)
 	// Scan with hazelcast.scan=index fetches every key after startKey: with
 	// 1000 records that is 500 keys per scan on average.
 	b.Run("scan100/clients=16", func(b *testing.B) {
-		parallel(b, 16, func(i int) error { _, err := db.Scan(ctx, "t", keys[i%benchKeys], 100, nil); return err })
+		benchkit.Parallel(b, 16, func(i int) error {
+			_, err := db.Scan(context.Background(), "t", keys[i%benchKeys], 100, nil)
+			return err
+		})
 	})
 }
 
@@ -113,16 +58,16 @@ func BenchmarkNative(b *testing.B) {
 	defer m.Destroy(ctx)
 	val := []byte(strings.Repeat("v", 1000))
 	for i := range benchKeys {
-		if err := m.Set(ctx, benchKey(i), val); err != nil {
+		if err := m.Set(ctx, benchkit.Key(i), val); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for _, clients := range []int{1, 16} {
 		b.Run(fmt.Sprintf("get/clients=%d", clients), func(b *testing.B) {
-			parallel(b, clients, func(i int) error { _, err := m.Get(ctx, benchKey(i%benchKeys)); return err })
+			benchkit.Parallel(b, clients, func(i int) error { _, err := m.Get(ctx, benchkit.Key(i%benchKeys)); return err })
 		})
 		b.Run(fmt.Sprintf("set/clients=%d", clients), func(b *testing.B) {
-			parallel(b, clients, func(i int) error { return m.Set(ctx, benchKey(i%benchKeys), val) })
+			benchkit.Parallel(b, clients, func(i int) error { return m.Set(ctx, benchkit.Key(i%benchKeys), val) })
 		})
 	}
 }
@@ -131,53 +76,14 @@ func BenchmarkNative(b *testing.B) {
 // or PutAll of hazelcast.batchsize records (-benchtime 200000x loads 200 k).
 func BenchmarkLoad(b *testing.B) {
 	addrs := strings.Join(addrList(b), ",")
-	const clients, chunk = 16, 1000
-	for _, mode := range []string{"single", "batch"} {
-		b.Run(mode, func(b *testing.B) {
+	for _, tc := range []struct {
+		mode  string
+		batch int // records per InsertBatch; 1: Insert
+	}{{"single", 1}, {"batch", 1000}} {
+		b.Run(tc.mode, func(b *testing.B) {
 			db := openT(b, addrs)
 			b.Cleanup(func() { db.Close() })
-			ctx := context.Background()
-			chunks := (b.N + chunk - 1) / chunk
-			recs := make([]driver.Record, chunk)
-			for i := range recs {
-				recs[i] = benchRecord(i)
-			}
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			b.ResetTimer()
-			for range clients {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						c := int(next.Add(1) - 1)
-						if c >= chunks {
-							return
-						}
-						lo, hi := c*chunk, min((c+1)*chunk, b.N)
-						keys := make([]string, hi-lo)
-						for i := range keys {
-							keys[i] = benchKey(lo + i)
-						}
-						var err error
-						if mode == "batch" {
-							err = db.InsertBatch(ctx, "t", keys, recs[:len(keys)])
-						} else {
-							for i, k := range keys {
-								if err = db.Insert(ctx, "t", k, recs[i]); err != nil {
-									break
-								}
-							}
-						}
-						if err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			benchkit.Load(b, db, "t", 16, tc.batch)
 		})
 	}
 }

@@ -3,27 +3,20 @@ package hazelcast
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"syscall"
 
 	"github.com/hazelcast/hazelcast-go-client/hzerrors"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/internal/drvkit"
 )
 
 // classify attaches a driver.Class to an error of the Hazelcast client.
+// While disconnected the client parks invocations until their deadline, so
+// an unreachable cluster shows up as a timeout: drvkit.Classify names the cause.
 func (db *DB) classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	c := classOf(err)
-	// While disconnected the client parks invocations until their deadline,
-	// so an unreachable cluster shows up as a timeout; name the cause.
-	if c == driver.ClassTimeout && !db.connected() {
-		return driver.Classify(driver.ClassUnavailable, fmt.Errorf("%w (client disconnected from the cluster)", err))
-	}
-	return driver.Classify(c, err)
+	return drvkit.Classify(err, classOf, db.connected, "client disconnected from the cluster")
 }
 
 // unavailable are the client's errors for "no member could be reached or the

@@ -54,7 +54,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -67,8 +66,8 @@ import (
 	"github.com/hazelcast/hazelcast-go-client/types"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/internal/drvkit"
 	"github.com/dbrig/dbrig/driver/internal/fieldcodec"
-	"github.com/dbrig/dbrig/spec"
 )
 
 // ErrConflict is wrapped (with driver.ClassConflict) when an Update lost a
@@ -111,9 +110,9 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 
 func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 	p := cfg.Props
-	addrs, err := addresses(p.String("hazelcast.addrs", "127.0.0.1:5701"))
+	addrs, err := drvkit.HostPorts(p, "hazelcast.addrs", "127.0.0.1:5701")
 	if err != nil {
-		return nil, p.Errorf("hazelcast.addrs", "a comma-separated list of host:port (%v)", err)
+		return nil, err
 	}
 	db := &DB{
 		addrs: addrs, prefix: p.String("hazelcast.prefix", "dbrig."),
@@ -126,10 +125,10 @@ func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 	if clusterName == "" {
 		return nil, p.Errorf("hazelcast.cluster", "a non-empty cluster name")
 	}
-	if db.timeout, err = positive(p, "hazelcast.timeout", 5*time.Second); err != nil {
+	if db.timeout, err = drvkit.Positive(p, "hazelcast.timeout", 5*time.Second); err != nil {
 		return nil, err
 	}
-	dialTimeout, err := positive(p, "hazelcast.dialtimeout", 5*time.Second)
+	dialTimeout, err := drvkit.Positive(p, "hazelcast.dialtimeout", 5*time.Second)
 	if err != nil {
 		return nil, err
 	}
@@ -196,32 +195,6 @@ func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return db, nil
-}
-
-func addresses(s string) ([]string, error) {
-	var addrs []string
-	for _, a := range strings.Split(s, ",") {
-		a = strings.TrimSpace(a)
-		if a == "" {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(a); err != nil {
-			return nil, fmt.Errorf("%q: %w", a, err)
-		}
-		addrs = append(addrs, a)
-	}
-	if len(addrs) == 0 {
-		return nil, errors.New("no address given")
-	}
-	return addrs, nil
-}
-
-func positive(p *spec.Props, key string, def time.Duration) (time.Duration, error) {
-	d, err := p.Duration(key, def)
-	if err == nil && d <= 0 {
-		err = p.Errorf(key, "a duration > 0")
-	}
-	return d, err
 }
 
 // imap returns the table's map proxy, created once per table.

@@ -17,16 +17,7 @@ import (
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
 	"github.com/dbrig/dbrig/internal/testenv"
-	"github.com/dbrig/dbrig/spec"
 )
-
-func props(kv ...string) *spec.Props {
-	p := spec.NewProps()
-	for i := 0; i+1 < len(kv); i += 2 {
-		p.Set(kv[i], kv[i+1], spec.Source{File: "test.properties", Line: i/2 + 1})
-	}
-	return p
-}
 
 // openT opens the driver; the test's maps get a prefix of their own and are
 // destroyed when the test ends (by a client of its own: the test's DB is
@@ -36,7 +27,7 @@ func openT(t testing.TB, addrs string, kv ...string) *DB {
 	prefix := fmt.Sprintf("dbrig-test.%s.%d.", strings.ReplaceAll(t.Name(), "/", "_"), time.Now().UnixNano())
 	db := openPrefix(t, addrs, prefix, kv...)
 	t.Cleanup(func() {
-		admin, err := open(context.Background(), driver.Config{Props: props(
+		admin, err := open(context.Background(), driver.Config{Props: drivertest.Props(
 			"hazelcast.addrs", testenv.Need(t, "DBRIG_HAZELCAST_ADDRS"), "hazelcast.prefix", prefix)})
 		if err != nil {
 			t.Errorf("cleanup: %v", err)
@@ -52,15 +43,8 @@ func openT(t testing.TB, addrs string, kv ...string) *DB {
 
 func openPrefix(t testing.TB, addrs, prefix string, kv ...string) *DB {
 	t.Helper()
-	p := props(append([]string{"hazelcast.addrs", addrs, "hazelcast.prefix", prefix}, kv...)...)
-	db, err := open(context.Background(), driver.Config{Props: p})
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	if err := p.Unknown(); err != nil {
-		t.Fatalf("the driver did not read all its properties: %v", err)
-	}
-	return db
+	p := drivertest.Props(append([]string{"hazelcast.addrs", addrs, "hazelcast.prefix", prefix}, kv...)...)
+	return drivertest.Open(t, open, driver.Config{Props: p})
 }
 
 func TestBadProperties(t *testing.T) {
@@ -81,17 +65,14 @@ func TestBadProperties(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.kv[0]+"="+tc.kv[1], func(t *testing.T) {
-			_, err := Open(context.Background(), driver.Config{Props: props(tc.kv...)})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Open: error %v, want one containing %q", err, tc.want)
-			}
+			drivertest.OpenFails(t, Open, driver.Config{Props: drivertest.Props(tc.kv...)}, tc.want)
 		})
 	}
 }
 
 func TestOpenUnreachable(t *testing.T) {
 	start := time.Now()
-	_, err := Open(context.Background(), driver.Config{Props: props("hazelcast.addrs", "127.0.0.1:1", "hazelcast.dialtimeout", "500ms")})
+	_, err := Open(context.Background(), driver.Config{Props: drivertest.Props("hazelcast.addrs", "127.0.0.1:1", "hazelcast.dialtimeout", "500ms")})
 	if err == nil {
 		t.Fatal("Open of an unreachable address succeeded")
 	}

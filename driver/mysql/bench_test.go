@@ -1,31 +1,19 @@
 package mysql
 
 import (
-	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
 
-	"github.com/dbrig/dbrig/driver/sqltable/sqlbench"
+	"github.com/dbrig/dbrig/driver/internal/benchkit"
 )
 
 // Point reads by 1 and 16 clients over 100k records:
 //
 //	go test -run '^$' -bench Reads ./driver/mysql/
 func BenchmarkReads(b *testing.B) {
-	const records = 100_000
 	db := open(b, "mysql.dsn="+testDSN(b), "mysql.poolsize=16")
-	if err := sqlbench.Fill(context.Background(), db, "usertable", records, 1000); err != nil {
-		b.Fatal(err)
-	}
-	for _, clients := range []int{1, 16} {
-		b.Run(fmt.Sprintf("all-fields/clients=%d", clients), func(b *testing.B) {
-			sqlbench.Reads(b, db, "usertable", records, clients, nil)
-		})
-		b.Run(fmt.Sprintf("one-field/clients=%d", clients), func(b *testing.B) {
-			sqlbench.Reads(b, db, "usertable", records, clients, []string{"field0"})
-		})
-	}
+	benchkit.PointReads(b, db, "usertable", 100_000)
 }
 
 var loadSeq atomic.Int64
@@ -48,7 +36,7 @@ func BenchmarkLoad(b *testing.B) {
 			db := open(b, "mysql.dsn="+dsn, "mysql.poolsize=8")
 			table := fmt.Sprintf("load%d", loadSeq.Add(1))
 			b.Cleanup(func() { db.pool.Exec("DROP TABLE IF EXISTS " + table) })
-			sqlbench.Load(b, db, table, tc.clients, tc.batch)
+			benchkit.Load(b, db, table, tc.clients, tc.batch)
 		})
 	}
 }

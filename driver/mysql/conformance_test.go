@@ -8,7 +8,6 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
-	"github.com/dbrig/dbrig/spec"
 )
 
 // TestConformance runs the driver suite through a loopback proxy, so the
@@ -24,14 +23,8 @@ func TestConformance(t *testing.T) {
 	viaProxy := mc.FormatDSN()
 	drivertest.Run(t, drivertest.Harness{
 		Open: func(t *testing.T, table string) driver.DB {
-			p := spec.NewProps()
-			p.Set("mysql.dsn", viaProxy, spec.Source{})
-			p.Set("mysql.timeout", "1s", spec.Source{})
-			p.Set("table", table, spec.Source{})
-			db, err := Open(t.Context(), driver.Config{Props: p, Dir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := drivertest.Props("mysql.dsn", viaProxy, "mysql.timeout", "1s", "table", table)
+			db := drivertest.Open(t, Open, driver.Config{Props: p, Dir: t.TempDir()})
 			return db // testDSN's database, tables included, is dropped at the end
 		},
 		Outage:  px,

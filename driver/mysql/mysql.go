@@ -66,23 +66,10 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if dsn == "" {
 		return nil, fmt.Errorf("property mysql.dsn is required: expected a DSN such as user:secret@tcp(127.0.0.1:3306)/db")
 	}
-	timeout, err := p.Duration("mysql.timeout", 10*time.Second)
+	o, err := sqltable.OptionsFromProps(p, "mysql")
 	if err != nil {
 		return nil, err
 	}
-	threads, err := p.IntMin("threadcount", 1, 1)
-	if err != nil {
-		return nil, err
-	}
-	size, err := p.IntMin("mysql.poolsize", max(threads, 4), 1)
-	if err != nil {
-		return nil, err
-	}
-	layout, err := sqltable.LayoutFromProps(p)
-	if err != nil {
-		return nil, err
-	}
-	table := p.String("table", "usertable")
 
 	mc, err := gomysql.ParseDSN(dsn)
 	if err != nil {
@@ -95,21 +82,21 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	// The client logs each broken connection it drops; during a fault that
 	// is one line per operation. The operations' errors are counted instead.
 	mc.Logger = gomysql.Logger(log.New(io.Discard, "", 0))
-	if timeout > 0 && mc.Timeout == 0 {
-		mc.Timeout = timeout // dial
+	if o.Timeout > 0 && mc.Timeout == 0 {
+		mc.Timeout = o.Timeout // dial
 	}
 	conn, err := gomysql.NewConnector(mc)
 	if err != nil {
 		return nil, fmt.Errorf("mysql: %w", err)
 	}
 	pool := sql.OpenDB(conn)
-	pool.SetMaxOpenConns(int(size))
-	pool.SetMaxIdleConns(int(size)) // default 2 would reconnect under load
-	db := &DB{pool: pool, target: spec.Redact(dsn), timeout: timeout}
+	pool.SetMaxOpenConns(o.PoolSize)
+	pool.SetMaxIdleConns(o.PoolSize) // default 2 would reconnect under load
+	db := &DB{pool: pool, target: spec.Redact(dsn), timeout: o.Timeout}
 	db.DB, err = stdsql.Open(ctx, stdsql.Config{
-		Name: "mysql", Dialect: sqltable.MySQL(), Layout: layout,
-		Reads: pool, Writes: pool, Timeout: timeout, Classify: classify,
-	}, table)
+		Name: "mysql", Dialect: sqltable.MySQL(), Layout: o.Layout,
+		Reads: pool, Writes: pool, Timeout: o.Timeout, Classify: classify,
+	}, o.Table)
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("%w (target %s)", err, db.target)

@@ -12,6 +12,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/drivertest"
 	"github.com/dbrig/dbrig/internal/testenv"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -53,29 +54,9 @@ func testDSN(t testing.TB) string {
 
 func open(t testing.TB, kv ...string) *DB {
 	t.Helper()
-	p := spec.NewProps()
-	for _, s := range kv {
-		if err := p.SetFlag("-p", s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db, err := Open(context.Background(), driver.Config{Props: p, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
+	db := drivertest.Open(t, Open, driver.Config{Props: drivertest.Flags(t, kv...), Dir: t.TempDir()})
 	t.Cleanup(func() { db.Close() })
-	if err := p.Unknown(); err != nil {
-		t.Errorf("properties left unknown: %v", err)
-	}
 	return db.(*DB)
-}
-
-func rec(kv ...string) driver.Record {
-	r := driver.Record{}
-	for i := 0; i < len(kv); i += 2 {
-		r[kv[i]] = []byte(kv[i+1])
-	}
-	return r
 }
 
 func TestOpenErrors(t *testing.T) {
@@ -94,20 +75,8 @@ func TestOpenErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := spec.NewProps()
-			for _, s := range tc.props {
-				if err := p.SetFlag("-p", s); err != nil {
-					t.Fatal(err)
-				}
-			}
-			db, err := Open(context.Background(), driver.Config{Props: p})
-			if err == nil {
-				db.Close()
-				t.Fatal("Open succeeded")
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q does not contain %q", err, tc.want)
-			}
+			p := drivertest.Flags(t, tc.props...)
+			err := drivertest.OpenFails(t, Open, driver.Config{Props: p}, tc.want)
 			if strings.Contains(err.Error(), "hunter2") {
 				t.Errorf("error leaks the password: %v", err)
 			}
@@ -126,7 +95,7 @@ func TestBasics(t *testing.T) {
 	}
 	// Keys differ only in case: both exist, scan returns them in byte order.
 	for _, k := range []string{"a", "A", "b"} {
-		if err := db.Insert(ctx, "usertable", k, rec("field0", k, "field1", "")); err != nil {
+		if err := db.Insert(ctx, "usertable", k, drivertest.Rec("field0", k, "field1", "")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -142,10 +111,10 @@ func TestBasics(t *testing.T) {
 		t.Errorf("Scan = %v, want A,a,b", keys)
 	}
 	// Writing the value a row already has is still an update of a found row.
-	if err := db.Update(ctx, "usertable", "a", rec("field0", "a")); err != nil {
+	if err := db.Update(ctx, "usertable", "a", drivertest.Rec("field0", "a")); err != nil {
 		t.Errorf("Update with an unchanged value: %v", err)
 	}
-	if err := db.Update(ctx, "usertable", "zz", rec("field0", "a")); driver.ClassOf(err) != driver.ClassNotFound {
+	if err := db.Update(ctx, "usertable", "zz", drivertest.Rec("field0", "a")); driver.ClassOf(err) != driver.ClassNotFound {
 		t.Errorf("Update of a missing key: %v", err)
 	}
 	r, err := db.Read(ctx, "usertable", "b", nil)
@@ -163,7 +132,7 @@ func TestInsertBatch(t *testing.T) {
 	vals := make([]driver.Record, n)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("user%06d", i)
-		vals[i] = rec("field0", keys[i])
+		vals[i] = drivertest.Rec("field0", keys[i])
 	}
 	if err := db.InsertBatch(ctx, "usertable", keys, vals); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
 	"github.com/dbrig/dbrig/internal/testenv"
-	"github.com/dbrig/dbrig/spec"
 )
 
 // TestConformance runs the driver suite through a loopback proxy, so the
@@ -28,14 +27,8 @@ func TestConformance(t *testing.T) {
 	pw, _ := u.User.Password()
 	drivertest.Run(t, drivertest.Harness{
 		Open: func(t *testing.T, table string) driver.DB {
-			p := spec.NewProps()
-			p.Set("pg.url", viaProxy, spec.Source{})
-			p.Set("pg.timeout", "1s", spec.Source{})
-			p.Set("table", table, spec.Source{})
-			db, err := Open(t.Context(), driver.Config{Props: p, Dir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := drivertest.Props("pg.url", viaProxy, "pg.timeout", "1s", "table", table)
+			db := drivertest.Open(t, Open, driver.Config{Props: p, Dir: t.TempDir()})
 			t.Cleanup(func() { dropTable(t, base, table) })
 			return db
 		},

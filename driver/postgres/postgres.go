@@ -31,8 +31,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,9 +49,7 @@ type DB struct {
 	timeout time.Duration
 	target  string
 	copy    bool // bulk load with COPY rather than multi-row INSERT
-
-	mu     sync.Mutex                                 // serializes creating tables
-	tables atomic.Pointer[map[string]*sqltable.Table] // copy on write
+	tables  sqltable.Tables
 }
 
 var (
@@ -71,15 +67,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if url == "" {
 		return nil, fmt.Errorf("property pg.url is required: expected a URL such as postgres://user:secret@127.0.0.1:5432/db?sslmode=disable")
 	}
-	timeout, err := p.Duration("pg.timeout", 10*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	threads, err := p.IntMin("threadcount", 1, 1)
-	if err != nil {
-		return nil, err
-	}
-	pool, err := p.IntMin("pg.poolsize", max(threads, 4), 1)
+	o, err := sqltable.OptionsFromProps(p, "pg")
 	if err != nil {
 		return nil, err
 	}
@@ -87,28 +75,22 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	layout, err := sqltable.LayoutFromProps(p)
-	if err != nil {
-		return nil, err
-	}
-	table := p.String("table", "usertable")
 
 	pc, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx's message repeats the URL; show it redacted.
 		return nil, fmt.Errorf("%s: property pg.url=%q: expected a PostgreSQL URL", src, spec.Redact(url))
 	}
-	pc.MaxConns = int32(pool)
-	if timeout > 0 && pc.ConnConfig.ConnectTimeout == 0 {
-		pc.ConnConfig.ConnectTimeout = timeout
+	pc.MaxConns = int32(o.PoolSize)
+	if o.Timeout > 0 && pc.ConnConfig.ConnectTimeout == 0 {
+		pc.ConnConfig.ConnectTimeout = o.Timeout
 	}
-	db := &DB{layout: layout, timeout: timeout, target: spec.Redact(url), copy: batch == "copy"}
-	db.tables.Store(&map[string]*sqltable.Table{})
+	db := &DB{layout: o.Layout, timeout: o.Timeout, target: spec.Redact(url), copy: batch == "copy"}
 	db.pool, err = pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres %s: %w", db.target, classify(err))
 	}
-	if _, err := db.table(ctx, table); err != nil {
+	if _, err := db.table(ctx, o.Table); err != nil {
 		db.pool.Close()
 		return nil, err
 	}
@@ -120,39 +102,25 @@ func (db *DB) Target() string { return db.target }
 
 // table returns the statement cache of a table, creating the table first.
 func (db *DB) table(ctx context.Context, name string) (*sqltable.Table, error) {
-	if t := (*db.tables.Load())[name]; t != nil {
-		return t, nil
-	}
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	old := *db.tables.Load()
-	if t := old[name]; t != nil {
-		return t, nil
-	}
-	t, err := sqltable.NewTable(sqltable.Postgres(), db.layout, name, nil)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := db.opCtx(ctx)
-	defer cancel()
-	if _, err := db.pool.Exec(ctx, t.CreateSQL()); err != nil {
-		// Concurrent CREATE TABLE IF NOT EXISTS of the same table (another
-		// dbrig process) can race in the catalog: look before failing.
-		if _, err2 := db.pool.Exec(ctx, t.CheckSQL()); err2 != nil {
-			return nil, fmt.Errorf("postgres: create table %s: %w", name, classify(err))
+	return db.tables.Get(name, func() (*sqltable.Table, error) {
+		t, err := sqltable.NewTable(sqltable.Postgres(), db.layout, name, nil)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if _, err := db.pool.Exec(ctx, t.CheckSQL()); err != nil {
-		return nil, fmt.Errorf("postgres: table %s exists but not with columns %s, %s … %s (fieldcount=%d): drop it or change fieldcount/fieldnameprefix: %w",
-			name, sqltable.KeyColumn, db.layout.Fields[0], db.layout.Fields[len(db.layout.Fields)-1], len(db.layout.Fields), classify(err))
-	}
-	m := make(map[string]*sqltable.Table, len(old)+1)
-	for k, v := range old {
-		m[k] = v
-	}
-	m[name] = t
-	db.tables.Store(&m)
-	return t, nil
+		ctx, cancel := db.opCtx(ctx)
+		defer cancel()
+		if _, err := db.pool.Exec(ctx, t.CreateSQL()); err != nil {
+			// Concurrent CREATE TABLE IF NOT EXISTS of the same table (another
+			// dbrig process) can race in the catalog: look before failing.
+			if _, err2 := db.pool.Exec(ctx, t.CheckSQL()); err2 != nil {
+				return nil, fmt.Errorf("postgres: create table %s: %w", name, classify(err))
+			}
+		}
+		if _, err := db.pool.Exec(ctx, t.CheckSQL()); err != nil {
+			return nil, t.MismatchError("postgres", classify(err))
+		}
+		return t, nil
+	})
 }
 
 func (db *DB) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -174,7 +142,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 	}
 	ctx, cancel := db.opCtx(ctx)
 	defer cancel()
-	vals, dst := scanDest(len(s.Cols))
+	vals, dst := sqltable.ScanDest(len(s.Cols))
 	if err := db.pool.QueryRow(ctx, s.SQL, key).Scan(dst...); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, fmt.Errorf("postgres read %s %q: %w", table, key, driver.ErrNotFound)
@@ -182,16 +150,6 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 		return nil, fmt.Errorf("postgres read %s %q: %w", table, key, classify(err))
 	}
 	return sqltable.Record(s, vals), nil
-}
-
-// scanDest returns n value slots and pointers to them for Scan.
-func scanDest(n int) ([][]byte, []any) {
-	vals := make([][]byte, n)
-	dst := make([]any, n)
-	for i := range vals {
-		dst[i] = &vals[i]
-	}
-	return vals, dst
 }
 
 // Scan implements driver.DB.
@@ -213,7 +171,7 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, n int, fields []
 	defer rows.Close()
 	out := make([]driver.Record, 0, n)
 	for rows.Next() {
-		vals, dst := scanDest(len(s.Cols))
+		vals, dst := sqltable.ScanDest(len(s.Cols))
 		if err := rows.Scan(dst...); err != nil {
 			return nil, fmt.Errorf("postgres scan %s %q: %w", table, startKey, classify(err))
 		}
@@ -366,7 +324,7 @@ func (db *DB) ServerVersion(ctx context.Context) (string, error) {
 func (db *DB) Reset(ctx context.Context) error {
 	ctx, cancel := db.opCtx(ctx)
 	defer cancel()
-	for name, t := range *db.tables.Load() {
+	for name, t := range db.tables.All() {
 		if _, err := db.pool.Exec(ctx, t.ClearSQL()); err != nil {
 			return fmt.Errorf("postgres reset %s: %w", name, classify(err))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/drivertest"
 	"github.com/dbrig/dbrig/internal/testenv"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -65,29 +66,9 @@ func withParam(t testing.TB, rawURL, k, v string) string {
 // open opens the driver with the given properties (pg.url among them).
 func open(t testing.TB, kv ...string) *DB {
 	t.Helper()
-	p := spec.NewProps()
-	for _, s := range kv {
-		if err := p.SetFlag("-p", s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db, err := Open(context.Background(), driver.Config{Props: p, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
+	db := drivertest.Open(t, Open, driver.Config{Props: drivertest.Flags(t, kv...), Dir: t.TempDir()})
 	t.Cleanup(func() { db.Close() })
-	if err := p.Unknown(); err != nil {
-		t.Errorf("properties left unknown: %v", err)
-	}
 	return db.(*DB)
-}
-
-func rec(kv ...string) driver.Record {
-	r := driver.Record{}
-	for i := 0; i < len(kv); i += 2 {
-		r[kv[i]] = []byte(kv[i+1])
-	}
-	return r
 }
 
 func TestOpenErrors(t *testing.T) {
@@ -106,20 +87,8 @@ func TestOpenErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := spec.NewProps()
-			for _, s := range tc.props {
-				if err := p.SetFlag("-p", s); err != nil {
-					t.Fatal(err)
-				}
-			}
-			db, err := Open(context.Background(), driver.Config{Props: p})
-			if err == nil {
-				db.Close()
-				t.Fatal("Open succeeded")
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q does not contain %q", err, tc.want)
-			}
+			p := drivertest.Flags(t, tc.props...)
+			err := drivertest.OpenFails(t, Open, driver.Config{Props: p}, tc.want)
 			if strings.Contains(err.Error(), "hunter2") {
 				t.Errorf("error leaks the password: %v", err)
 			}
@@ -152,7 +121,7 @@ func TestCRUD(t *testing.T) {
 		t.Errorf("ServerVersion = %q, %v", v, err)
 	}
 	// field2 missing → NULL → absent on read; field1 empty → present and empty.
-	in := rec("field0", "a\x00\xffz", "field1", "")
+	in := drivertest.Rec("field0", "a\x00\xffz", "field1", "")
 	if err := db.Insert(ctx, "usertable", "k1", in); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +133,7 @@ func TestCRUD(t *testing.T) {
 	if len(got) != 2 || string(got["field0"]) != "a\x00\xffz" || got["field1"] == nil || len(got["field1"]) != 0 {
 		t.Errorf("Read = %q, want field0 and an empty field1", got)
 	}
-	if err := db.Update(ctx, "usertable", "k1", rec("field2", "c", "field0", "b")); err != nil {
+	if err := db.Update(ctx, "usertable", "k1", drivertest.Rec("field2", "c", "field0", "b")); err != nil {
 		t.Fatal(err)
 	}
 	got, err = db.Read(ctx, "usertable", "k1", []string{"field2", "field0"})
@@ -177,7 +146,7 @@ func TestCRUD(t *testing.T) {
 	if _, err := db.Read(ctx, "usertable", "k1", []string{"nofield"}); err == nil || !strings.Contains(err.Error(), `unknown field "nofield"`) {
 		t.Errorf("Read of unknown field: %v", err)
 	}
-	if err := db.Insert(ctx, "usertable", "k2", rec("field9", "x")); err == nil {
+	if err := db.Insert(ctx, "usertable", "k2", drivertest.Rec("field9", "x")); err == nil {
 		t.Error("Insert of unknown field succeeded")
 	}
 	if err := db.Insert(ctx, "usertable", "k1", in); err == nil {
@@ -188,7 +157,7 @@ func TestCRUD(t *testing.T) {
 	}
 	for name, err := range map[string]error{
 		"read":   func() error { _, err := db.Read(ctx, "usertable", "k1", nil); return err }(),
-		"update": db.Update(ctx, "usertable", "k1", rec("field0", "z")),
+		"update": db.Update(ctx, "usertable", "k1", drivertest.Rec("field0", "z")),
 		"delete": db.Delete(ctx, "usertable", "k1"),
 	} {
 		if !errors.Is(err, driver.ErrNotFound) || driver.ClassOf(err) != driver.ClassNotFound {
@@ -202,7 +171,7 @@ func TestScanOrder(t *testing.T) {
 	ctx := context.Background()
 	// Byte order, whatever the database locale: "B" < "a" < "b".
 	for _, k := range []string{"b", "a", "B", "a1"} {
-		if err := db.Insert(ctx, "usertable", k, rec("field0", k)); err != nil {
+		if err := db.Insert(ctx, "usertable", k, drivertest.Rec("field0", k)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -233,7 +202,7 @@ func TestInsertBatch(t *testing.T) {
 			vals := make([]driver.Record, n)
 			for i := range keys {
 				keys[i] = fmt.Sprintf("user%06d", i)
-				vals[i] = rec("field0", keys[i], "field1", "v")
+				vals[i] = drivertest.Rec("field0", keys[i], "field1", "v")
 			}
 			if err := db.InsertBatch(ctx, "usertable", keys, vals); err != nil {
 				t.Fatal(err)
@@ -246,7 +215,7 @@ func TestInsertBatch(t *testing.T) {
 			if err != nil || string(got["field0"]) != keys[n-1] || string(got["field1"]) != "v" {
 				t.Errorf("last row = %q, %v", got, err)
 			}
-			bad := []driver.Record{rec("nofield", "x")}
+			bad := []driver.Record{drivertest.Rec("nofield", "x")}
 			if err := db.InsertBatch(ctx, "usertable", []string{"zz"}, bad); err == nil || !strings.Contains(err.Error(), "nofield") {
 				t.Errorf("batch with unknown field: %v", err)
 			}
@@ -323,7 +292,7 @@ func TestClassifyServerErrors(t *testing.T) {
 func TestValuesNotAliased(t *testing.T) {
 	db := open(t, "pg.url="+schemaURL(t), "fieldcount=1")
 	ctx := context.Background()
-	if err := db.Insert(ctx, "usertable", "a", rec("field0", "one")); err != nil {
+	if err := db.Insert(ctx, "usertable", "a", drivertest.Rec("field0", "one")); err != nil {
 		t.Fatal(err)
 	}
 	r1, _ := db.Read(ctx, "usertable", "a", nil)

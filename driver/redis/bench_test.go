@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/drivertest"
 	"github.com/dbrig/dbrig/internal/testenv"
 )
 
@@ -30,7 +31,7 @@ func ycsbRecord() driver.Record {
 
 func benchDB(b *testing.B, table string) *DB {
 	addr := testenv.Need(b, "DBRIG_REDIS_ADDR")
-	db := open(b, props("redis.addr", addr, "redis.poolsize", strconv.Itoa(benchClients), "table", table))
+	db := open(b, drivertest.Props("redis.addr", addr, "redis.poolsize", strconv.Itoa(benchClients), "table", table))
 	b.Cleanup(func() {
 		if err := db.Reset(context.Background()); err != nil {
 			b.Errorf("Reset: %v", err)

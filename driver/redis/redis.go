@@ -16,7 +16,7 @@
 //	redis.password  password (AUTH); never printed or stored
 //	redis.db        database number (default 0)
 //	redis.timeout   bound of one operation, retries included (default 2s)
-//	redis.poolsize  connections in the pool (default: go-redis' 10 per CPU)
+//	redis.poolsize  connections in the pool (default: threadcount, at least go-redis' 10 per CPU)
 //	table           the table Reset drops (YCSB's property, default usertable)
 //
 // Example:
@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -80,7 +81,13 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if timeout <= 0 {
 		return nil, p.Errorf("redis.timeout", "a duration > 0")
 	}
-	pool, err := p.IntMin("redis.poolsize", 0, 0)
+	threads, err := p.IntMin("threadcount", 1, 1)
+	if err != nil {
+		return nil, err
+	}
+	// Enough connections for every client, so no client waits for one (that
+	// wait would be measured as the server's latency).
+	pool, err := p.IntMin("redis.poolsize", max(threads, 10*int64(runtime.GOMAXPROCS(0))), 1)
 	if err != nil {
 		return nil, err
 	}

@@ -19,31 +19,16 @@ import (
 	"github.com/dbrig/dbrig/spec"
 )
 
-func props(kv ...string) *spec.Props {
-	p := spec.NewProps()
-	for i := 0; i+1 < len(kv); i += 2 {
-		p.Set(kv[i], kv[i+1], spec.Source{File: "test.properties", Line: i/2 + 1})
-	}
-	return p
-}
-
 func open(t testing.TB, p *spec.Props) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), driver.Config{Props: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Unknown(); err != nil {
-		t.Fatalf("the driver left properties unread: %v", err)
-	}
-	return db.(*DB)
+	return drivertest.Open(t, Open, driver.Config{Props: p}).(*DB)
 }
 
 // dropTable removes what a test wrote, through a connection of its own.
 func dropTable(t testing.TB, addr, table string) {
 	t.Helper()
 	t.Cleanup(func() {
-		db := open(t, props("redis.addr", addr, "table", table))
+		db := open(t, drivertest.Props("redis.addr", addr, "table", table))
 		defer db.Close()
 		if err := db.Reset(context.Background()); err != nil {
 			t.Errorf("Reset %s: %v", table, err)
@@ -57,7 +42,7 @@ func TestConformance(t *testing.T) {
 	drivertest.Run(t, drivertest.Harness{
 		Open: func(t *testing.T, table string) driver.DB {
 			dropTable(t, addr, table)
-			return open(t, props("redis.addr", px.Addrs()[0], "redis.timeout", "1s", "table", table))
+			return open(t, drivertest.Props("redis.addr", px.Addrs()[0], "redis.timeout", "1s", "table", table))
 		},
 		Outage:  px,
 		Timeout: time.Second,
@@ -67,7 +52,7 @@ func TestConformance(t *testing.T) {
 func TestReset(t *testing.T) {
 	addr := testenv.Need(t, "DBRIG_REDIS_ADDR")
 	table := fmt.Sprintf("reset_%d", time.Now().UnixNano())
-	db := open(t, props("redis.addr", addr, "table", table))
+	db := open(t, drivertest.Props("redis.addr", addr, "table", table))
 	defer db.Close()
 	ctx := t.Context()
 	const n = 2500 // more than one Reset chunk
@@ -125,7 +110,7 @@ func TestOpenBadProps(t *testing.T) {
 		{"bad poolsize", []string{"redis.poolsize", "many"}, `property redis.poolsize="many": expected an integer`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Open(t.Context(), driver.Config{Props: props(tc.kv...)})
+			_, err := Open(t.Context(), driver.Config{Props: drivertest.Props(tc.kv...)})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Open: %v, want an error containing %q", err, tc.want)
 			}
@@ -141,7 +126,7 @@ func TestOpenNoServer(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens here now
 	start := time.Now()
-	_, err = Open(t.Context(), driver.Config{Props: props("redis.addr", addr, "redis.timeout", "1s")})
+	_, err = Open(t.Context(), driver.Config{Props: drivertest.Props("redis.addr", addr, "redis.timeout", "1s")})
 	if c := driver.ClassOf(err); c != driver.ClassUnavailable {
 		t.Fatalf("Open without a server: %v (class %q), want class unavailable", err, c)
 	}
@@ -209,7 +194,7 @@ func TestReadEmptyFieldList(t *testing.T) {
 	addr := testenv.Need(t, "DBRIG_REDIS_ADDR")
 	table := fmt.Sprintf("empty_%d", time.Now().UnixNano())
 	dropTable(t, addr, table)
-	db := open(t, props("redis.addr", addr, "table", table))
+	db := open(t, drivertest.Props("redis.addr", addr, "table", table))
 	defer db.Close()
 	rec := driver.Record{"field0": []byte("a"), "field1": []byte("b")}
 	if err := db.Insert(t.Context(), table, "k", rec); err != nil {

@@ -82,7 +82,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 		// would be a different one for each connection.
 		return nil, p.Errorf("sqlite.path", "a file path without ? or # (and not :memory:)")
 	}
-	timeout, err := p.Duration("sqlite.timeout", 10*time.Second)
+	o, err := sqltable.OptionsFromProps(p, "sqlite")
 	if err != nil {
 		return nil, err
 	}
@@ -94,19 +94,6 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	threads, err := p.IntMin("threadcount", 1, 1)
-	if err != nil {
-		return nil, err
-	}
-	size, err := p.IntMin("sqlite.poolsize", max(threads, 4), 1)
-	if err != nil {
-		return nil, err
-	}
-	layout, err := sqltable.LayoutFromProps(p)
-	if err != nil {
-		return nil, err
-	}
-	table := p.String("table", "usertable")
 
 	dsn := func(extra ...string) string {
 		q := url.Values{"_pragma": append([]string{
@@ -131,13 +118,13 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 		writes.Close()
 		return nil, fmt.Errorf("sqlite %s: %w", path, err)
 	}
-	reads.SetMaxOpenConns(int(size))
-	reads.SetMaxIdleConns(int(size))
+	reads.SetMaxOpenConns(o.PoolSize)
+	reads.SetMaxIdleConns(o.PoolSize)
 	db := &DB{reads: reads, path: path}
 	db.DB, err = stdsql.Open(ctx, stdsql.Config{
-		Name: "sqlite", Dialect: sqltable.SQLite(), Layout: layout,
-		Reads: reads, Writes: writes, Timeout: timeout, Classify: classify, BatchTx: true,
-	}, table)
+		Name: "sqlite", Dialect: sqltable.SQLite(), Layout: o.Layout,
+		Reads: reads, Writes: writes, Timeout: o.Timeout, Classify: classify, BatchTx: true,
+	}, o.Table)
 	if err != nil {
 		writes.Close()
 		reads.Close()

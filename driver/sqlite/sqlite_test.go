@@ -16,20 +16,8 @@ import (
 
 func open(t testing.TB, dir string, kv ...string) *DB {
 	t.Helper()
-	p := spec.NewProps()
-	for _, s := range kv {
-		if err := p.SetFlag("-p", s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db, err := Open(context.Background(), driver.Config{Props: p, Dir: dir})
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
+	db := drivertest.Open(t, Open, driver.Config{Props: drivertest.Flags(t, kv...), Dir: dir})
 	t.Cleanup(func() { db.Close() })
-	if err := p.Unknown(); err != nil {
-		t.Errorf("properties left unknown: %v", err)
-	}
 	return db.(*DB)
 }
 
@@ -38,14 +26,8 @@ func TestConformance(t *testing.T) {
 	dir := t.TempDir()
 	drivertest.Run(t, drivertest.Harness{
 		Open: func(t *testing.T, table string) driver.DB {
-			p := spec.NewProps()
-			p.Set("sqlite.path", filepath.Join(dir, "conformance.db"), spec.Source{})
-			p.Set("table", table, spec.Source{})
-			db, err := Open(t.Context(), driver.Config{Props: p, Dir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return db
+			p := drivertest.Props("sqlite.path", filepath.Join(dir, "conformance.db"), "table", table)
+			return drivertest.Open(t, Open, driver.Config{Props: p, Dir: t.TempDir()})
 		},
 		Timeout: time.Second,
 	})
@@ -68,24 +50,12 @@ func TestOpenErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := spec.NewProps()
-			for _, s := range tc.props {
-				if err := p.SetFlag("-p", s); err != nil {
-					t.Fatal(err)
-				}
-			}
+			p := drivertest.Flags(t, tc.props...)
 			dir := tc.dir
 			if dir != "" {
 				dir = t.TempDir()
 			}
-			db, err := Open(context.Background(), driver.Config{Props: p, Dir: dir})
-			if err == nil {
-				db.Close()
-				t.Fatal("Open succeeded")
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q does not contain %q", err, tc.want)
-			}
+			drivertest.OpenFails(t, Open, driver.Config{Props: p, Dir: dir}, tc.want)
 		})
 	}
 }

@@ -7,6 +7,10 @@
 // then looked up without locks or string building, so the hot path of a driver
 // only binds arguments. A driver may attach a prepared handle to each statement
 // (database/sql drivers do; pgx prepares and caches by SQL text itself).
+//
+// The drivers also share here what they read the same way (Options: timeout,
+// pool size, layout, table), the set of tables they created (Tables) and the
+// classes of network errors (NetClass).
 package sqltable
 
 import (

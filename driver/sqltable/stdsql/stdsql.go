@@ -8,8 +8,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
@@ -34,17 +32,14 @@ type Config struct {
 
 // DB is a driver.DB over database/sql; safe for concurrent use.
 type DB struct {
-	c Config
-
-	mu     sync.Mutex                                 // serializes creating tables
-	tables atomic.Pointer[map[string]*sqltable.Table] // copy on write
+	c      Config
+	tables sqltable.Tables
 }
 
 // Open creates (if missing) and checks the table, so a wrong layout or an
 // unreachable server shows at open. It does not close the pools on error.
 func Open(ctx context.Context, c Config, table string) (*DB, error) {
 	db := &DB{c: c}
-	db.tables.Store(&map[string]*sqltable.Table{})
 	if _, err := db.table(ctx, table); err != nil {
 		return nil, err
 	}
@@ -75,36 +70,21 @@ func (db *DB) prepare(ctx context.Context, kind sqltable.Kind, query string) (an
 
 // table returns the statement cache of a table, creating the table first.
 func (db *DB) table(ctx context.Context, name string) (*sqltable.Table, error) {
-	if t := (*db.tables.Load())[name]; t != nil {
+	return db.tables.Get(name, func() (*sqltable.Table, error) {
+		t, err := sqltable.NewTable(db.c.Dialect, db.c.Layout, name, db.prepare)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := db.OpCtx(ctx)
+		defer cancel()
+		if _, err := db.c.Writes.ExecContext(ctx, t.CreateSQL()); err != nil {
+			return nil, fmt.Errorf("%s: create table %s: %w", db.c.Name, name, db.classify(ctx, err))
+		}
+		if _, err := db.c.Reads.ExecContext(ctx, t.CheckSQL()); err != nil {
+			return nil, t.MismatchError(db.c.Name, db.classify(ctx, err))
+		}
 		return t, nil
-	}
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	old := *db.tables.Load()
-	if t := old[name]; t != nil {
-		return t, nil
-	}
-	t, err := sqltable.NewTable(db.c.Dialect, db.c.Layout, name, db.prepare)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := db.OpCtx(ctx)
-	defer cancel()
-	if _, err := db.c.Writes.ExecContext(ctx, t.CreateSQL()); err != nil {
-		return nil, fmt.Errorf("%s: create table %s: %w", db.c.Name, name, db.classify(ctx, err))
-	}
-	if _, err := db.c.Reads.ExecContext(ctx, t.CheckSQL()); err != nil {
-		l := db.c.Layout
-		return nil, fmt.Errorf("%s: table %s exists but not with columns %s, %s … %s (fieldcount=%d): drop it or change fieldcount/fieldnameprefix: %w",
-			db.c.Name, name, sqltable.KeyColumn, l.Fields[0], l.Fields[len(l.Fields)-1], len(l.Fields), db.classify(ctx, err))
-	}
-	m := make(map[string]*sqltable.Table, len(old)+1)
-	for k, v := range old {
-		m[k] = v
-	}
-	m[name] = t
-	db.tables.Store(&m)
-	return t, nil
+	})
 }
 
 // classify is Config.Classify, plus: an error after the operation's deadline
@@ -133,7 +113,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 	if err != nil {
 		return nil, db.fail("read", table, key, err)
 	}
-	vals, dst := scanDest(len(s.Cols))
+	vals, dst := sqltable.ScanDest(len(s.Cols))
 	if err := s.Handle.(*sql.Stmt).QueryRowContext(ctx, key).Scan(dst...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, db.fail("read", table, key, driver.ErrNotFound)
@@ -141,17 +121,6 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 		return nil, db.fail("read", table, key, db.classify(ctx, err))
 	}
 	return sqltable.Record(s, vals), nil
-}
-
-// scanDest returns n value slots and pointers to them; database/sql copies
-// into a *[]byte, so the values outlive the row.
-func scanDest(n int) ([][]byte, []any) {
-	vals := make([][]byte, n)
-	dst := make([]any, n)
-	for i := range vals {
-		dst[i] = &vals[i]
-	}
-	return vals, dst
 }
 
 // Scan implements driver.DB.
@@ -173,7 +142,7 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, n int, fields []
 	defer rows.Close()
 	out := make([]driver.Record, 0, min(n, 1024))
 	for rows.Next() {
-		vals, dst := scanDest(len(s.Cols))
+		vals, dst := sqltable.ScanDest(len(s.Cols))
 		if err := rows.Scan(dst...); err != nil {
 			return nil, db.fail("scan", table, startKey, db.classify(ctx, err))
 		}
@@ -326,7 +295,7 @@ func (db *DB) InsertBatch(ctx context.Context, table string, keys []string, valu
 func (db *DB) Reset(ctx context.Context) error {
 	ctx, cancel := db.OpCtx(ctx)
 	defer cancel()
-	for name, t := range *db.tables.Load() {
+	for name, t := range db.tables.All() {
 		if _, err := db.c.Writes.ExecContext(ctx, t.ClearSQL()); err != nil {
 			return fmt.Errorf("%s reset %s: %w", db.c.Name, name, db.classify(ctx, err))
 		}
@@ -337,7 +306,7 @@ func (db *DB) Reset(ctx context.Context) error {
 // Close closes the prepared statements and the pools.
 func (db *DB) Close() error {
 	var errs []error
-	for _, t := range *db.tables.Load() {
+	for _, t := range db.tables.All() {
 		t.Each(func(s *sqltable.Stmt) {
 			if st, ok := s.Handle.(*sql.Stmt); ok {
 				errs = append(errs, st.Close())

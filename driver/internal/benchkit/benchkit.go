@@ -1,9 +1,10 @@
-// Package sqlbench holds the Go benchmarks the SQL drivers share, so their
+// Package benchkit holds the Go benchmark loops the drivers share, so their
 // figures compare: YCSB-shaped records (fieldcount 10, 100-byte values),
 // point reads by many goroutines, and bulk load with and without batching.
-package sqlbench
+package benchkit
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -37,6 +38,17 @@ func Record(i int) driver.Record {
 	return r
 }
 
+// Records returns the keys and records 0..n-1, built up front so a
+// benchmark measures the driver, not the generator.
+func Records(n int) ([]string, []driver.Record) {
+	keys := make([]string, n)
+	recs := make([]driver.Record, n)
+	for i := range keys {
+		keys[i], recs[i] = Key(i), Record(i)
+	}
+	return keys, recs
+}
+
 // Fill inserts records 0..n-1 in batches of batch.
 func Fill(ctx context.Context, db driver.BatchInserter, table string, n, batch int) error {
 	keys := make([]string, 0, batch)
@@ -51,6 +63,86 @@ func Fill(ctx context.Context, db driver.BatchInserter, table string, n, batch i
 		}
 	}
 	return nil
+}
+
+// Parallel runs b.N calls of op, numbered 0..b.N-1, spread over clients
+// goroutines; the first error fails b and stops that goroutine. It reports
+// ops/s.
+func Parallel(b *testing.B, clients int, op func(i int) error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= b.N {
+					return
+				}
+				if err := op(i); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// DB is a driver with bulk load.
+type DB interface {
+	driver.DB
+	driver.BatchInserter
+}
+
+// Ops loads n records into table, then measures Read, Update of one field,
+// Insert (overwriting) and, with scans, Scan of 100 records, each by 1 and
+// by 16 clients, as sub-benchmarks op/clients=N. Operation i uses key i mod
+// n, so concurrent updates hit different keys: no conflicts by construction
+// (drivers that detect them would fail the benchmark). It returns the keys.
+func Ops(b *testing.B, db DB, table string, n int, scans bool) []string {
+	ctx := context.Background()
+	keys, recs := Records(n)
+	if err := db.InsertBatch(ctx, table, keys, recs); err != nil {
+		b.Fatal(err)
+	}
+	upd := driver.Record{"field3": bytes.Repeat([]byte("u"), ValueLen)}
+	for _, clients := range []int{1, 16} {
+		b.Run(fmt.Sprintf("read/clients=%d", clients), func(b *testing.B) {
+			Parallel(b, clients, func(i int) error { _, err := db.Read(ctx, table, keys[i%n], nil); return err })
+		})
+		b.Run(fmt.Sprintf("update/clients=%d", clients), func(b *testing.B) {
+			Parallel(b, clients, func(i int) error { return db.Update(ctx, table, keys[i%n], upd) })
+		})
+		b.Run(fmt.Sprintf("insert/clients=%d", clients), func(b *testing.B) {
+			Parallel(b, clients, func(i int) error { return db.Insert(ctx, table, keys[i%n], recs[i%n]) })
+		})
+		if scans {
+			b.Run(fmt.Sprintf("scan100/clients=%d", clients), func(b *testing.B) {
+				Parallel(b, clients, func(i int) error { _, err := db.Scan(ctx, table, keys[i%n], 100, nil); return err })
+			})
+		}
+	}
+	return keys
+}
+
+// PointReads loads n records into table and runs Reads of all fields and of
+// one field, by 1 and by 16 clients, as sub-benchmarks.
+func PointReads(b *testing.B, db DB, table string, n int) {
+	if err := Fill(context.Background(), db, table, n, 1000); err != nil {
+		b.Fatal(err)
+	}
+	for _, clients := range []int{1, 16} {
+		b.Run(fmt.Sprintf("all-fields/clients=%d", clients), func(b *testing.B) {
+			Reads(b, db, table, n, clients, nil)
+		})
+		b.Run(fmt.Sprintf("one-field/clients=%d", clients), func(b *testing.B) {
+			Reads(b, db, table, n, clients, []string{"field0"})
+		})
+	}
 }
 
 // Reads measures point reads of random keys among n loaded records by
@@ -81,7 +173,7 @@ func Reads(b *testing.B, db driver.DB, table string, n, clients int, fields []st
 }
 
 // Load measures loading b.N records: batch 1 inserts one record per
-// statement (Insert) from clients goroutines; batch > 1 uses InsertBatch
+// Insert call from clients goroutines; batch > 1 uses InsertBatch
 // from clients goroutines, each with its own key range. It reports records/s.
 func Load(b *testing.B, db driver.DB, table string, clients, batch int) {
 	ctx := context.Background()
