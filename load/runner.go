@@ -102,6 +102,7 @@ func Load(ctx context.Context, db driver.DB, wl workload.Workload, cfg Config, o
 			}
 			wg.Wait()
 		})
+	sum.Records = records.Load()
 	return sum, err
 }
 

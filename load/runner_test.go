@@ -414,6 +414,9 @@ func TestLoad(t *testing.T) {
 	if c := sum.Overall.Count; c < 143 || c > 145 || sum.Phase != measure.PhaseLoad {
 		t.Errorf("load summary: phase %q, %d batches", sum.Phase, c)
 	}
+	if sum.Records != 1000 {
+		t.Errorf("summary counts %d records, want 1000", sum.Records)
+	}
 	if end, _ := obs.event(EventPhaseEnd, measure.PhaseLoad); !strings.Contains(end.Detail, "records=1000") {
 		t.Errorf("phase_end detail %q", end.Detail)
 	}

@@ -87,6 +87,7 @@ type Summary struct {
 	End     time.Time
 	Ops     []OpSummary // in the workload's op order
 	Overall OpSummary   // all operation types merged, Op "OVERALL"
+	Records int64       // load phase: records inserted (its operations are batches)
 	Dropped int64
 	Errors  []ErrorSample
 }

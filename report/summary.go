@@ -84,6 +84,10 @@ func writePhase(ew *errWriter, s measure.Summary) {
 	dur := s.End.Sub(s.Start)
 	ew.printf("\n%s phase: %s, %s operations, %s ops/s, %s errors\n",
 		s.Phase, fmtDur(dur), fmtInt(s.Overall.Count), fmtRate(s.Overall.Throughput), fmtInt(s.Overall.Errors))
+	if s.Records > 0 && dur > 0 {
+		ew.printf("%s records inserted, %s records/s (each operation below is one batch)\n",
+			fmtInt(s.Records), fmtRate(float64(s.Records)/dur.Seconds()))
+	}
 	t := &table{}
 	t.add("op", "count", "errors", "ops/s", "mean", "p50", "p90", "p95", "p99", "p99.9", "max")
 	rows := s.Ops
