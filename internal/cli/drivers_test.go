@@ -55,12 +55,21 @@ func TestRunEachDriver(t *testing.T) {
 				t.Fatalf("JSON summary: %v\n%s", err, out)
 			}
 			r, u := sum.Ops["READ"], sum.Ops["UPDATE"]
-			if r.Count+u.Count != 600 || r.Errors+u.Errors != 0 {
-				t.Errorf("READ %+v UPDATE %+v: want 600 operations, no errors", r, u)
+			if r.Count+u.Count != 600 {
+				t.Errorf("READ %+v UPDATE %+v: want 600 operations", r, u)
 			}
 			d, err := openStore(t, store).Run(context.Background(), sum.RunID)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Drivers whose updates compare-and-swap (etcd, hazelcast) may
+			// lose races on hot zipfian keys: those count as conflicts.
+			// Any other error is a failure.
+			m, _ := d.Phase("measure")
+			for class, n := range m.Overall.Classes {
+				if class != "conflict" && n > 0 {
+					t.Errorf("%d errors of class %s: %v", n, class, m.Errors)
+				}
 			}
 			if d.ServerVersion == "" || d.Status != "done" {
 				t.Errorf("stored run: server version %q, status %q", d.ServerVersion, d.Status)
