@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/dbrig/dbrig/spec"
 )
@@ -155,4 +156,27 @@ func ClassOf(err error) Class {
 		return ClassTimeout
 	}
 	return ClassOther
+}
+
+// ScheduleAware is implemented by a DB that wants to know when each operation
+// was meant to start by the load schedule (driver.IntendedStart). The
+// simulated store takes it as the arrival time in its queue model, so the
+// harness's own scheduling jitter is measured (as response time) but does not
+// feed back into the simulated server as idle time. The runner only adds the
+// time to the context for such a DB, keeping the common path free of it.
+type ScheduleAware interface {
+	WantsIntendedStart()
+}
+
+type intendedKey struct{}
+
+// WithIntendedStart returns ctx carrying the operation's intended start.
+func WithIntendedStart(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, intendedKey{}, t)
+}
+
+// IntendedStart returns the intended start carried by ctx, if any.
+func IntendedStart(ctx context.Context) (time.Time, bool) {
+	t, ok := ctx.Value(intendedKey{}).(time.Time)
+	return t, ok
 }

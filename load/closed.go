@@ -59,6 +59,7 @@ func (c *closedPhase) client(i int, wc workload.Client, mc *measure.Client, quot
 	}
 	// Precise (thread-blocking) sleeps only while threads are few.
 	precise := n <= 4*runtime.GOMAXPROCS(0)
+	_, aware := c.db.(driver.ScheduleAware)
 	var prevEnd time.Time
 	for k := int64(0); quota < 0 || k < quota; k++ {
 		if ph.stopped.Load() {
@@ -83,7 +84,7 @@ func (c *closedPhase) client(i int, wc workload.Client, mc *measure.Client, quot
 		if intended.IsZero() {
 			intended = started
 		}
-		op, err := do(ph.work, wc, c.db, c.cfg.OpTimeout)
+		op, err := do(ph.work, wc, c.db, c.cfg.OpTimeout, intended, aware)
 		prevEnd = time.Now()
 		mc.Record(measure.Op(op), intended, started, prevEnd, err)
 	}

@@ -95,6 +95,7 @@ func (o *openPhase) schedule() {
 
 func (o *openPhase) worker(wc workload.Client, mc *measure.Client) {
 	ph := o.ph
+	_, aware := o.db.(driver.ScheduleAware)
 	for off := range o.queue {
 		if ph.stopped.Load() {
 			o.dropNotStarted()
@@ -105,8 +106,9 @@ func (o *openPhase) worker(wc workload.Client, mc *measure.Client) {
 			o.dropNotStarted()
 			continue
 		}
-		op, err := do(ph.work, wc, o.db, o.cfg.OpTimeout)
-		mc.Record(measure.Op(op), ph.start.Add(off), started, time.Now(), err)
+		intended := ph.start.Add(off)
+		op, err := do(ph.work, wc, o.db, o.cfg.OpTimeout, intended, aware)
+		mc.Record(measure.Op(op), intended, started, time.Now(), err)
 	}
 }
 

@@ -335,7 +335,10 @@ loop:
 }
 
 // do performs one operation with the per-operation timeout, if any.
-func do(ctx context.Context, wc workload.Client, db driver.DB, timeout time.Duration) (int, error) {
+func do(ctx context.Context, wc workload.Client, db driver.DB, timeout time.Duration, intended time.Time, aware bool) (int, error) {
+	if aware {
+		ctx = driver.WithIntendedStart(ctx, intended)
+	}
 	if timeout <= 0 {
 		return wc.Do(ctx, db)
 	}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/measure"
 )
 
@@ -463,5 +465,41 @@ func TestPacingHoldsBackOperations(t *testing.T) {
 				t.Errorf("count %d, db calls %d, want %d", c, db.calls.Load(), tc.cfg.Operations)
 			}
 		})
+	}
+}
+
+// awareDB wants intended starts; it checks each operation carries one that
+// lies on the schedule (not after the operation began).
+type awareDB struct {
+	fakeDB
+	with, without, late atomic.Int64
+}
+
+func (db *awareDB) WantsIntendedStart() {}
+
+func (db *awareDB) Read(ctx context.Context, table, key string, fields []string) (driver.Record, error) {
+	it, ok := driver.IntendedStart(ctx)
+	switch {
+	case !ok:
+		db.without.Add(1)
+	case it.After(time.Now()):
+		db.late.Add(1)
+	default:
+		db.with.Add(1)
+	}
+	return db.fakeDB.Read(ctx, table, key, fields)
+}
+
+func TestIntendedStartReachesScheduleAwareDB(t *testing.T) {
+	for _, model := range []Model{Open, Closed} {
+		db := &awareDB{}
+		_, err := Run(context.Background(), db, &fakeWorkload{}, fast(Config{Clients: 2, Model: model, Rate: 2000, Operations: 200}), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db.with.Load() != 200 || db.without.Load() != 0 || db.late.Load() != 0 {
+			t.Errorf("%s model: %d ops with an intended start, %d without, %d with one in the future; want 200, 0, 0",
+				model, db.with.Load(), db.without.Load(), db.late.Load())
+		}
 	}
 }

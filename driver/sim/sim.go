@@ -39,8 +39,9 @@ type DB struct {
 	clock   *clock
 	closed  atomic.Bool
 
-	mu sync.Mutex
-	q  queue
+	mu      sync.Mutex
+	q       queue
+	arrived time.Duration // last arrival admitted; arrivals reach the queue in order
 
 	data *store
 }
@@ -128,8 +129,18 @@ func (db *DB) serve(ctx context.Context) error {
 		return nil
 	}
 	db.mu.Lock()
-	// Read the clock under the lock so arrivals reach the queue in time order.
-	_, done := db.q.admit(time.Since(db.origin))
+	// An operation arrives when the load schedule meant it to (if the runner
+	// says so), not when the harness got round to it: a late harness must not
+	// leave the simulated server idle. Its lateness still shows in the
+	// response time dbrig measures, which runs from the intended start.
+	// Arrivals reach the queue in non-decreasing order.
+	t := time.Since(db.origin)
+	if it, ok := driver.IntendedStart(ctx); ok {
+		t = min(t, it.Sub(db.origin))
+	}
+	t = max(t, db.arrived)
+	db.arrived = t
+	_, done := db.q.admit(t)
 	db.mu.Unlock()
 	if err := db.clock.wait(ctx, db.origin.Add(done)); err != nil {
 		if errors.Is(err, errClosed) {
@@ -218,6 +229,10 @@ func (db *DB) Reset(ctx context.Context) error {
 	db.data.reset()
 	return nil
 }
+
+// WantsIntendedStart makes the runner pass each operation's intended start
+// (driver.ScheduleAware), which serve takes as its arrival time.
+func (db *DB) WantsIntendedStart() {}
 
 // ServerVersion names the model, so a run's context tells which one it ran.
 func (db *DB) ServerVersion(ctx context.Context) (string, error) {

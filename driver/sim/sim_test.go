@@ -443,3 +443,35 @@ func TestLiveMatchesPredict(t *testing.T) {
 		t.Errorf("live completions are on average %v later than predicted, want at most %v (5 ms + the arrivals' lateness)", meanLag, bound)
 	}
 }
+
+// With the intended start in the context, an operation arrives when the
+// schedule meant it to: ten operations scheduled 200 ms ago at 100 ops/s
+// capacity were due 100 ms ago, so they return at once. Without it, the
+// same ten calls would take 10 ms each (100 ms).
+func TestIntendedStartIsTheArrival(t *testing.T) {
+	db := New(Model{Capacity: 100})
+	defer db.Close()
+	intended := db.Origin()
+	time.Sleep(200 * time.Millisecond)
+	ctx := driver.WithIntendedStart(context.Background(), intended)
+	start := time.Now()
+	for i := 0; i < 10; i++ {
+		if err := db.Insert(ctx, "t", "k", driver.Record{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took > 60*time.Millisecond {
+		t.Errorf("10 overdue operations took %v: the store did not take their intended start as arrival", took)
+	}
+	// Without it: arrivals are now, each waits its 10 ms service time.
+	start = time.Now()
+	for i := 0; i < 3; i++ {
+		if err := db.Insert(context.Background(), "t", "k", driver.Record{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took < 29*time.Millisecond {
+		t.Errorf("3 operations arriving now took %v, want at least 30 ms", took)
+	}
+	var _ driver.ScheduleAware = db
+}
