@@ -4,6 +4,11 @@
 // latency and scheduled hiccups. Because the model is known, the latencies
 // dbrig reports against sim can be checked against Model.Predict.
 //
+// An operation arrives at the simulated server at its intended start (the
+// runner passes it, see driver.ScheduleAware), so a stall of dbrig's own
+// scheduler is measured as latency but does not leave the server idle and
+// grow the queue as an extra hiccup would.
+//
 // Properties (all optional):
 //
 //	sim.capacity  operations per second the server completes (0 = unlimited, no queue)
