@@ -141,10 +141,8 @@ func scanRunRow(sc scanner, extra ...any) (RunRow, error) {
 	return r, nil
 }
 
-// ListRuns returns the runs that match f, newest first.
-func (s *Store) ListRuns(ctx context.Context, f Filter) ([]RunRow, error) {
-	var where []string
-	var args []any
+// where returns the SQL conditions (on runs r) and their arguments of f.
+func (f Filter) where() (where []string, args []any) {
 	add := func(cond string, arg any) { where = append(where, cond); args = append(args, arg) }
 	if f.System != "" {
 		add("r.system = ?", f.System)
@@ -161,6 +159,12 @@ func (s *Store) ListRuns(ctx context.Context, f Filter) ([]RunRow, error) {
 	if !f.Since.IsZero() {
 		add("r.started_at >= ?", fmtTime(f.Since))
 	}
+	return where, args
+}
+
+// ListRuns returns the runs that match f, newest first.
+func (s *Store) ListRuns(ctx context.Context, f Filter) ([]RunRow, error) {
+	where, args := f.where()
 	q := "SELECT " + runRowCols + " FROM " + runRowFrom
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")

@@ -56,27 +56,9 @@ func (s *Store) QueryRuns(ctx context.Context, q RunQuery) ([]RunRow, int, error
 	if !ok {
 		return nil, 0, fmt.Errorf("list runs: sort key %q: expected one of %s", q.Sort, strings.Join(RunSortKeys(), ", "))
 	}
-	var where []string
-	var args []any
-	add := func(cond string, arg any) { where = append(where, cond); args = append(args, arg) }
-	f := q.Filter
-	if f.System != "" {
-		add("r.system = ?", f.System)
-	}
-	if f.Workload != "" {
-		add("r.workload = ?", f.Workload)
-	}
-	if f.Status != "" {
-		add("r.status = ?", f.Status)
-	}
-	if f.Tag != "" {
-		add("r.id IN (SELECT t.run_id FROM run_tags t WHERE t.tag = ?)", f.Tag)
-	}
-	if !f.Since.IsZero() {
-		add("r.started_at >= ?", fmtTime(f.Since))
-	}
+	where, args := q.Filter.where()
 	if !q.Until.IsZero() {
-		add("r.started_at < ?", fmtTime(q.Until))
+		where, args = append(where, "r.started_at < ?"), append(args, fmtTime(q.Until))
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -91,9 +73,9 @@ func (s *Store) QueryRuns(ctx context.Context, q RunQuery) ([]RunRow, int, error
 		dir = " ASC"
 	}
 	stmt := "SELECT " + runRowCols + " FROM " + runRowFrom + cond + " ORDER BY " + col + dir + ", r.id" + dir
-	if f.Limit > 0 {
+	if q.Filter.Limit > 0 {
 		stmt += " LIMIT ? OFFSET ?"
-		args = append(args, f.Limit, max(q.Offset, 0))
+		args = append(args, q.Filter.Limit, max(q.Offset, 0))
 	}
 	rows, err := s.query(ctx, stmt, args...)
 	if err != nil {
