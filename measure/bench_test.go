@@ -9,7 +9,7 @@ import (
 // BenchmarkRecord is the cost of one recorded operation on the hot path.
 func BenchmarkRecord(b *testing.B) {
 	r := NewRecorder([]string{"READ", "UPDATE"})
-	c := r.Client()
+	c := r.Shard()
 	now := time.Now()
 	// Precomputed times, so the benchmark measures Record, not time.Add.
 	var started, ended [1024]time.Time
@@ -46,7 +46,7 @@ func BenchmarkRecordParallel(b *testing.B) {
 	}()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
-		c := r.Client()
+		c := r.Shard()
 		now := time.Now()
 		var ended [1024]time.Time
 		for i := range ended {
@@ -63,7 +63,7 @@ func BenchmarkRecordParallel(b *testing.B) {
 // BenchmarkRecordError is the error path (classification and message).
 func BenchmarkRecordError(b *testing.B) {
 	r := NewRecorder([]string{"READ"})
-	c := r.Client()
+	c := r.Shard()
 	now := time.Now()
 	err := errors.New("connection refused")
 	b.ReportAllocs()

@@ -34,7 +34,7 @@ func TestLogReadByHistogramLogProcessor(t *testing.T) {
 	dir := t.TempDir()
 	base := time.UnixMilli(1_700_000_000_000)
 	r := NewRecorder([]string{"READ", "UPDATE"})
-	c := r.Client()
+	c := r.Shard()
 	r.SetStart(base)
 	f, err := os.Create(filepath.Join(dir, "run.hlog"))
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 func TestLogWriterRoundTrip(t *testing.T) {
 	base := time.UnixMilli(1_700_000_000_000)
 	r := NewRecorder([]string{"READ", "READ-MODIFY-WRITE"})
-	c := r.Client()
+	c := r.Shard()
 	r.SetStart(base)
 	var ivs []Interval
 	for sec := 1; sec <= 3; sec++ {

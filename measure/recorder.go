@@ -16,13 +16,13 @@ import (
 const InvalidOp = "INVALID-OP"
 
 // Recorder collects the measurements of all clients of one run. Each client
-// records into its own Client (no shared lock on the hot path); Cut swaps
-// every Client's buffers and merges them into one Interval.
+// records into its own Shard (no shared lock on the hot path); Cut swaps
+// every Shard's buffers and merges them into one Interval.
 type Recorder struct {
 	names []string // op names, plus InvalidOp at the end
 
-	mu      sync.Mutex // guards clients
-	clients []*Client
+	mu      sync.Mutex // guards shards
+	shards []*Shard
 
 	cutMu   sync.Mutex // serialises Cut; guards start and errs
 	start   time.Time  // start of the interval being recorded
@@ -49,14 +49,14 @@ func (r *Recorder) SetStart(t time.Time) {
 	r.cutMu.Unlock()
 }
 
-// Client returns a new per-client recorder. A Client is meant for one
-// goroutine, but it is safe for concurrent use, so several goroutines may
-// share one when memory matters more than contention (each Client holds
-// two pairs of histograms, ~190 KB each, per op type it has seen).
-func (r *Recorder) Client() *Client {
-	c := &Client{cur: newBuffer(len(r.names)), spare: newBuffer(len(r.names))}
+// Shard returns a new recording shard. A Shard is meant for one goroutine
+// (a client of the run), but it is safe for concurrent use, so several
+// goroutines may share one when memory matters more than contention (each
+// Shard holds two pairs of histograms, ~190 KB each, per op type it has seen).
+func (r *Recorder) Shard() *Shard {
+	c := &Shard{cur: newBuffer(len(r.names)), spare: newBuffer(len(r.names))}
 	r.mu.Lock()
-	r.clients = append(r.clients, c)
+	r.shards = append(r.shards, c)
 	r.mu.Unlock()
 	return c
 }
@@ -64,7 +64,7 @@ func (r *Recorder) Client() *Client {
 // AddDropped counts operations the open model dropped at the backlog limit.
 func (r *Recorder) AddDropped(n int64) { r.dropped.Add(n) }
 
-// Cut ends the current interval at end: it swaps every Client's active
+// Cut ends the current interval at end: it swaps every Shard's active
 // buffer with its spare one, merges what was recorded into a new Interval
 // (tagged with phase) and starts the next interval at end. Every recorded
 // operation lands in exactly one Interval. Interval.Backlog is left to the
@@ -74,7 +74,7 @@ func (r *Recorder) Cut(phase string, end time.Time) Interval {
 	defer r.cutMu.Unlock()
 
 	r.mu.Lock()
-	clients := append([]*Client(nil), r.clients...)
+	clients := append([]*Shard(nil), r.shards...)
 	r.mu.Unlock()
 
 	ops := make([]OpInterval, len(r.names))
@@ -132,8 +132,8 @@ func (r *Recorder) TakeErrors() []ErrorSample {
 	return out
 }
 
-// Client records the operations of one client; see Recorder.Client.
-type Client struct {
+// Shard records the operations of one client (or a few); see Recorder.Shard.
+type Shard struct {
 	// mu is held for a few nanoseconds per Record and once per Cut, so it is
 	// practically uncontended: cheaper and simpler to prove correct than a
 	// lock-free swap that would have to wait for in-flight writers anyway.
@@ -146,7 +146,7 @@ type Client struct {
 // time ended − started (microseconds, clamped into the histogram range). A
 // non-nil err counts as an error of class driver.ClassOf(err). It does not
 // allocate unless err is non-nil.
-func (c *Client) Record(op Op, intended, started, ended time.Time, err error) {
+func (c *Shard) Record(op Op, intended, started, ended time.Time, err error) {
 	resp := clampUS(ended.Sub(intended))
 	svc := clampUS(ended.Sub(started))
 	var class int

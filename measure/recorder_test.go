@@ -27,7 +27,7 @@ func opByName(t *testing.T, iv Interval, name string) OpInterval {
 
 func TestRecordResponseAndService(t *testing.T) {
 	r := NewRecorder([]string{"READ", "UPDATE"})
-	c := r.Client()
+	c := r.Shard()
 	// intended, started, ended offsets in µs; response = end-intended, service = end-started.
 	cases := []struct {
 		op                   Op
@@ -77,7 +77,7 @@ func TestRecordResponseAndService(t *testing.T) {
 
 func TestRecordClampsAndInvalidOp(t *testing.T) {
 	r := NewRecorder([]string{"READ"})
-	c := r.Client()
+	c := r.Shard()
 	c.Record(0, t0, t0.Add(time.Second), t0, nil)      // ended before started: clamp to 0
 	c.Record(0, t0, t0, t0.Add(2*time.Hour), nil)      // beyond 1 h: clamp to max
 	c.Record(7, t0, t0, t0.Add(time.Microsecond), nil) // bad op index
@@ -99,7 +99,7 @@ func TestCutLosesNothingConcurrently(t *testing.T) {
 	r := NewRecorder([]string{"A", "B"})
 	var wg sync.WaitGroup
 	for i := 0; i < clients; i++ {
-		c := r.Client()
+		c := r.Shard()
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
@@ -157,7 +157,7 @@ func TestErrorMessagesBounded(t *testing.T) {
 	r := NewRecorder([]string{"READ"})
 	var total int64
 	for ci := 0; ci < 3; ci++ {
-		c := r.Client()
+		c := r.Shard()
 		for k := 0; k < 50; k++ {
 			c.Record(0, t0, t0, t0, fmt.Errorf("connection to node %d refused", k%20))
 			total++

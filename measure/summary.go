@@ -148,3 +148,14 @@ func StatsOf(h *hdr.Histogram) Stats {
 		Max:   h.Max(),
 	}
 }
+
+// Measured returns the last measure phase of sums: the one summaries,
+// comparisons and verdicts are about.
+func Measured(sums []Summary) (Summary, bool) {
+	for i := len(sums) - 1; i >= 0; i-- {
+		if sums[i].Phase == PhaseMeasure {
+			return sums[i], true
+		}
+	}
+	return Summary{}, false
+}

@@ -10,7 +10,7 @@ import (
 func TestSummarizeIsExactMerge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	r := NewRecorder([]string{"READ", "SCAN"})
-	c := r.Client()
+	c := r.Shard()
 	direct := NewHistogram()
 	var ivs []Interval
 	start := t0

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/dbrig/dbrig/load"
+	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
@@ -69,7 +69,7 @@ type bound struct {
 	dur time.Duration
 }
 
-// Interval implements load.Observer.
+// Interval implements run.Observer.
 func (o *observer) Interval(iv measure.Interval) {
 	if err := o.store.AddInterval(o.ctx, o.runID, iv); err != nil {
 		o.fail(fmt.Errorf("store interval: %w", err))
@@ -92,13 +92,13 @@ func (o *observer) Interval(iv measure.Interval) {
 	}
 }
 
-// Event implements load.Observer.
-func (o *observer) Event(ev load.Event) {
+// Event implements run.Observer.
+func (o *observer) Event(ev run.Event) {
 	err := o.store.AddEvent(o.ctx, o.runID, results.Event{Time: ev.Time, Kind: ev.Kind, Name: ev.Name, Detail: ev.Detail})
 	if err != nil {
 		o.fail(fmt.Errorf("store event: %w", err))
 	}
-	if ev.Kind != load.EventPhaseStart {
+	if ev.Kind != run.EventPhaseStart {
 		return
 	}
 	if !o.quiet {

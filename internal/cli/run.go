@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
-	"github.com/dbrig/dbrig/load"
+	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
@@ -47,7 +47,7 @@ func (f *runFlags) define(fs *flag.FlagSet, withRun bool) {
 	fs.StringVar(&f.store, "store", "", "results database: a SQLite path or postgres://… (default: per-user data path)")
 	fs.StringVar(&f.name, "name", "", "a name for this run")
 	fs.Var(&f.tags, "tag", "a tag for this run; repeatable")
-	fs.IntVar(&f.batch, "batch", load.DefaultLoadBatch, "records per insert batch in the load phase (1 = no batching)")
+	fs.IntVar(&f.batch, "batch", run.DefaultLoadBatch, "records per insert batch in the load phase (1 = no batching)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	fs.BoolVar(&f.jsonOut, "json", false, "print a machine-readable summary to stdout (the table goes to stderr)")
 	fs.Bool("s", false, "accepted for YCSB compatibility (status is always shown)")
@@ -57,13 +57,13 @@ func (f *runFlags) define(fs *flag.FlagSet, withRun bool) {
 	fs.Float64Var(&f.rate, "rate", 0, "target throughput in ops/s (0 = as fast as possible); property target")
 	fs.Float64Var(&f.rate, "target", 0, "alias of --rate (YCSB)")
 	fs.StringVar(&f.model, "model", "", "load model: closed or open (default: open when a rate is given, else closed)")
-	fs.StringVar(&f.arrival, "arrival", load.Constant, "open model arrival process: constant or poisson")
+	fs.StringVar(&f.arrival, "arrival", run.Constant, "open model arrival process: constant or poisson")
 	fs.DurationVar(&f.duration, "duration", 0, "measure for at most this long; property maxexecutiontime (seconds)")
 	fs.DurationVar(&f.warmup, "warmup", 0, "run this long before measuring (not counted)")
 	fs.DurationVar(&f.think, "think", 0, "closed model without rate: think time after each operation")
 	fs.DurationVar(&f.opTimeout, "timeout", 0, "per-operation timeout (0 = none)")
 	fs.Int64Var(&f.seed, "seed", 0, "random seed (0 = pick one; it is stored with the run)")
-	fs.IntVar(&f.maxBacklog, "max-backlog", load.DefaultMaxBacklog, "open model: operations waiting for a client before new ones are dropped")
+	fs.IntVar(&f.maxBacklog, "max-backlog", run.DefaultMaxBacklog, "open model: operations waiting for a client before new ones are dropped")
 	fs.StringVar(&f.hdrlog, "hdrlog", "", "also write an HdrHistogram interval log to this file")
 	fs.BoolVar(&f.ycsbOut, "ycsb", false, "also print YCSB-compatible summary lines")
 	fs.BoolVar(&f.skipLoad, "skip-load", false, "skip the load phase (the store already holds the data)")
@@ -92,7 +92,7 @@ type setup struct {
 	props    *spec.Props
 	specText string
 	wl       *ycsb.Workload
-	cfg      load.Config
+	cfg      run.Config
 	db       driver.DB
 	tmpDir   string
 }
@@ -142,11 +142,11 @@ func prepare(ctx context.Context, f *runFlags, withRun bool) (*setup, error) {
 
 // loadConfig merges flags (which win) with YCSB's properties threadcount,
 // target, operationcount and maxexecutiontime.
-func loadConfig(f *runFlags, p *spec.Props, withRun bool) (load.Config, error) {
+func loadConfig(f *runFlags, p *spec.Props, withRun bool) (run.Config, error) {
 	p.Known("db", "status.interval", "measurement.interval")
 	clients, err := p.IntMin("threadcount", 1, 1)
 	if err != nil {
-		return load.Config{}, err
+		return run.Config{}, err
 	}
 	if f.set["clients"] || f.set["threads"] {
 		clients = int64(f.clients)
@@ -154,9 +154,9 @@ func loadConfig(f *runFlags, p *spec.Props, withRun bool) (load.Config, error) {
 		p.Set("threadcount", strconv.FormatInt(clients, 10), spec.Source{Flag: "--clients"})
 	}
 	if clients < 1 {
-		return load.Config{}, usagef("--clients %d: expected at least 1", clients)
+		return run.Config{}, usagef("--clients %d: expected at least 1", clients)
 	}
-	cfg := load.Config{Clients: int(clients), LoadBatch: f.batch, Seed: f.seed}
+	cfg := run.Config{Clients: int(clients), LoadBatch: f.batch, Seed: f.seed}
 	if f.batch < 1 {
 		return cfg, usagef("--batch %d: expected at least 1", f.batch)
 	}
@@ -192,12 +192,12 @@ func loadConfig(f *runFlags, p *spec.Props, withRun bool) (load.Config, error) {
 	}
 	switch f.model {
 	case "":
-		cfg.Model = load.Closed
+		cfg.Model = run.Closed
 		if rate > 0 {
-			cfg.Model = load.Open
+			cfg.Model = run.Open
 		}
 	case "open", "closed":
-		cfg.Model = load.Model(f.model)
+		cfg.Model = run.Model(f.model)
 	default:
 		return cfg, usagef("--model %q: expected open or closed", f.model)
 	}
@@ -333,7 +333,7 @@ func perform(ctx context.Context, e *env, f *runFlags, withRun bool, cmdline str
 func drive(ctx context.Context, s *setup, f *runFlags, withRun bool, obs *observer) ([]measure.Summary, error) {
 	var sums []measure.Summary
 	if !f.skipLoad {
-		sum, err := load.Load(ctx, s.db, s.wl, s.cfg, obs)
+		sum, err := run.Load(ctx, s.db, s.wl, s.cfg, obs)
 		sums = append(sums, sum)
 		if err != nil {
 			return sums, fmt.Errorf("load phase: %w", err)
@@ -342,7 +342,7 @@ func drive(ctx context.Context, s *setup, f *runFlags, withRun bool, obs *observ
 	if !withRun {
 		return sums, nil
 	}
-	run, err := load.Run(ctx, s.db, s.wl, s.cfg, obs)
+	run, err := run.Run(ctx, s.db, s.wl, s.cfg, obs)
 	return append(sums, run...), err
 }
 

@@ -1,4 +1,4 @@
-package load
+package run
 
 import (
 	"fmt"
@@ -93,7 +93,7 @@ func (o *openPhase) schedule() {
 	}
 }
 
-func (o *openPhase) worker(wc workload.Client, mc *measure.Client) {
+func (o *openPhase) worker(wc workload.Client, mc *measure.Shard) {
 	ph := o.ph
 	_, aware := o.db.(driver.ScheduleAware)
 	for off := range o.queue {

@@ -1,4 +1,4 @@
-package load
+package run
 
 // Check reports what is wrong with a config before anything runs: run says
 // whether it is for Run (which needs a bound) or only for Load.

@@ -1,4 +1,4 @@
-package load
+package run
 
 import (
 	"runtime"
@@ -48,7 +48,7 @@ func (c *closedPhase) run() {
 // schedule at the total rate, and a stall shows as response time (end −
 // intended) while service time (end − actual start) stays what the system
 // took.
-func (c *closedPhase) client(i int, wc workload.Client, mc *measure.Client, quota int64) {
+func (c *closedPhase) client(i int, wc workload.Client, mc *measure.Shard, quota int64) {
 	ph := c.ph
 	n := len(c.clients)
 	rate, think := c.cfg.Rate, c.cfg.ThinkTime

@@ -1,4 +1,4 @@
-package load
+package run
 
 import (
 	"context"
@@ -49,12 +49,12 @@ const LoadOp = "load"
 // concurrent use and only GOMAXPROCS goroutines record at once), so a pool
 // of hundreds of workers does not cost hundreds of histogram sets (~190 KB
 // each) nor the time to allocate and merge them.
-func recorderFor(ops []string, workers int) (*measure.Recorder, []*measure.Client) {
+func recorderFor(ops []string, workers int) (*measure.Recorder, []*measure.Shard) {
 	rec := measure.NewRecorder(ops)
 	n := min(workers, max(8, 4*runtime.GOMAXPROCS(0)))
-	recs := make([]*measure.Client, n)
+	recs := make([]*measure.Shard, n)
 	for i := range recs {
-		recs[i] = rec.Client()
+		recs[i] = rec.Shard()
 	}
 	return rec, recs
 }
@@ -164,7 +164,7 @@ type phase struct {
 	name     string
 	cfg      Config
 	rec      *measure.Recorder
-	recs     []*measure.Client
+	recs     []*measure.Shard
 	start    time.Time
 	deadline time.Time // zero: no time bound
 
@@ -184,7 +184,7 @@ type phase struct {
 	err error // first fatal error (load phase)
 }
 
-func newPhase(ctx context.Context, name string, rec *measure.Recorder, recs []*measure.Client, cfg Config, dur time.Duration) *phase {
+func newPhase(ctx context.Context, name string, rec *measure.Recorder, recs []*measure.Shard, cfg Config, dur time.Duration) *phase {
 	ph := &phase{name: name, cfg: cfg, rec: rec, recs: recs, stopCh: make(chan struct{})}
 	ph.work, ph.cancelWork = context.WithCancel(context.WithoutCancel(ctx))
 	ph.start = time.Now()
@@ -195,7 +195,7 @@ func newPhase(ctx context.Context, name string, rec *measure.Recorder, recs []*m
 	return ph
 }
 
-func (ph *phase) recClient(i int) *measure.Client { return ph.recs[i%len(ph.recs)] }
+func (ph *phase) recClient(i int) *measure.Shard { return ph.recs[i%len(ph.recs)] }
 
 func (ph *phase) stop() {
 	ph.stopOnce.Do(func() {

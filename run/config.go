@@ -2,7 +2,7 @@
 // the data set), then warmup and measure phases under a closed or open load
 // model, feeding every operation to a measure.Recorder and reporting an
 // Interval every second to an Observer.
-package load
+package run
 
 import (
 	"fmt"
