@@ -21,7 +21,7 @@ const InvalidOp = "INVALID-OP"
 type Recorder struct {
 	names []string // op names, plus InvalidOp at the end
 
-	mu      sync.Mutex // guards shards
+	mu     sync.Mutex // guards shards
 	shards []*Shard
 
 	cutMu   sync.Mutex // serialises Cut; guards start and errs

@@ -6,10 +6,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
+	"github.com/dbrig/dbrig/run"
 )
 
 // observer receives every interval and event of a run as it happens: it

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
-	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
+	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
 	"github.com/dbrig/dbrig/workload/ycsb"
 )
