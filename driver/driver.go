@@ -52,6 +52,13 @@ type Resetter interface {
 	Reset(ctx context.Context) error
 }
 
+// TimeOrigin is implemented by a driver whose behaviour is scheduled in
+// time (the simulator's hiccups): Origin is the instant its schedule counts
+// from, so an experiment can place its predictions on the same clock.
+type TimeOrigin interface {
+	Origin() time.Time
+}
+
 // Describer returns the target of a driver with any secret removed, for the
 // run's context (e.g. "postgres://bench@127.0.0.1:5432/ycsb").
 type Describer interface {
@@ -74,11 +81,14 @@ type OpenFunc func(ctx context.Context, cfg Config) (DB, error)
 // Registry maps a driver name to its OpenFunc. Build one with driver/all.
 type Registry map[string]OpenFunc
 
+// ErrUnknownDriver is wrapped by Registry.Open for a name it does not have.
+var ErrUnknownDriver = errors.New("unknown driver")
+
 // Open opens the named driver, or explains which names exist.
 func (r Registry) Open(ctx context.Context, name string, cfg Config) (DB, error) {
 	open, ok := r[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown driver %q (expected one of: %v)", name, r.Names())
+		return nil, fmt.Errorf("%w %q (expected one of: %v)", ErrUnknownDriver, name, r.Names())
 	}
 	return open(ctx, cfg)
 }

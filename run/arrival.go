@@ -1,40 +1,29 @@
 package run
 
 import (
-	"math/rand/v2"
+	"fmt"
 	"time"
 )
 
-// arrivals yields the intended start offsets (from the phase start) of the
-// open model's operations.
-type arrivals struct {
-	poisson bool
-	rate    float64 // ops per nanosecond
-	k       int64   // constant: index of the next arrival
-	t       float64 // poisson: offset of the next arrival in ns
-	rng     *rand.Rand
+// Arrival is an arrival process of the open model: it yields the intended
+// start of every operation. One process per file (arrival_*.go).
+type Arrival interface {
+	// Name is how the process is stored and given on the command line.
+	Name() string
+	// offsets returns a generator of intended starts, as offsets from the
+	// phase start, at rate ops/s; seed makes it reproducible.
+	offsets(rate float64, seed int64) func() time.Duration
 }
 
-func newArrivals(kind string, ratePerSec float64, seed int64) *arrivals {
-	a := &arrivals{poisson: kind == Poisson, rate: ratePerSec / 1e9}
-	if a.poisson {
-		a.rng = rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
-		a.t = a.rng.ExpFloat64() / a.rate
+// ArrivalNamed returns the arrival process called name ("" = constant).
+func ArrivalNamed(name string) (Arrival, error) {
+	switch name {
+	case "", ConstantName:
+		return Constant{}, nil
+	case PoissonName:
+		return Poisson{}, nil
 	}
-	return a
-}
-
-// next returns the offset of the next arrival. Constant arrivals are computed
-// from their index, not summed, so they never drift.
-func (a *arrivals) next() time.Duration {
-	if a.poisson {
-		t := a.t
-		a.t += a.rng.ExpFloat64() / a.rate
-		return time.Duration(t)
-	}
-	t := float64(a.k) / a.rate
-	a.k++
-	return time.Duration(t)
+	return nil, &ConfigError{Field: "arrival", Value: fmt.Sprintf("%q", name), Want: `expected "constant" or "poisson"`}
 }
 
 // seedFor derives an independent seed for stream (clients, loaders,

@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-func gaps(a *arrivals, n int) []float64 {
+func gaps(next func() time.Duration, n int) []float64 {
 	out := make([]float64, n)
 	prev := time.Duration(0)
 	for i := range out {
-		t := a.next()
+		t := next()
 		out[i] = float64(t - prev)
 		prev = t
 	}
@@ -23,7 +23,7 @@ func gaps(a *arrivals, n int) []float64 {
 // rate, a non-exponential shape or correlated gaps.
 func TestPoissonArrivals(t *testing.T) {
 	const n, rate = 20000, 1000.0
-	g := gaps(newArrivals(Poisson, rate, 42), n)
+	g := gaps(Poisson{}.offsets(rate, 42), n)
 	mean := 0.0
 	for _, x := range g {
 		mean += x
@@ -60,7 +60,7 @@ func TestPoissonArrivals(t *testing.T) {
 }
 
 func TestArrivalsSeeded(t *testing.T) {
-	a, b, c := gaps(newArrivals(Poisson, 10, 7), 100), gaps(newArrivals(Poisson, 10, 7), 100), gaps(newArrivals(Poisson, 10, 8), 100)
+	a, b, c := gaps(Poisson{}.offsets(10, 7), 100), gaps(Poisson{}.offsets(10, 7), 100), gaps(Poisson{}.offsets(10, 8), 100)
 	if !slices.Equal(a, b) {
 		t.Error("same seed, different arrivals")
 	}
@@ -70,10 +70,10 @@ func TestArrivalsSeeded(t *testing.T) {
 }
 
 func TestConstantArrivalsDoNotDrift(t *testing.T) {
-	a := newArrivals(Constant, 3000, 1) // 333333.33 ns apart
+	a := Constant{}.offsets(3000, 1) // 333333.33 ns apart
 	var last time.Duration
 	for k := 0; k <= 3_000_000; k++ {
-		last = a.next()
+		last = a()
 	}
 	if last != 1000*time.Second {
 		t.Errorf("arrival 3,000,000 at %v, want exactly 1000s", last)

@@ -78,7 +78,7 @@ func BenchmarkOpenRate(b *testing.B) {
 
 func openRateCase(b *testing.B, db driver.DB, rate float64, spin time.Duration) {
 	const dur = 2 * time.Second
-	cfg := Config{Model: Open, Clients: 256, Rate: rate, Duration: dur, SpinWait: spin}
+	cfg := Config{Model: Open{Rate: rate}, Clients: 256, Duration: dur, SpinWait: spin}
 	sums, err := Run(context.Background(), db, &fakeWorkload{}, cfg, nil)
 	if err != nil {
 		b.Fatal(err)

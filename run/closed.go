@@ -1,6 +1,7 @@
 package run
 
 import (
+	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -10,48 +11,63 @@ import (
 	"github.com/dbrig/dbrig/workload"
 )
 
-// closedPhase runs the closed model: each client issues its operations back
-// to back (plus think time), or on its own evenly spaced schedule when a rate
-// is set. Each client counts its own operations: no shared counter, channel
-// or lock per operation, so adding clients does not slow the harness.
-type closedPhase struct {
-	ph      *phase
-	db      driver.DB
-	clients []workload.Client
-	cfg     Config
-	ops     int64 // 0: no count bound
+// Closed is the closed load model: each client issues its operations back to
+// back (plus ThinkTime), or on its own evenly spaced schedule when Rate is
+// set, so that the clients' schedules interleave into one even schedule at
+// Rate ops/s in total. Each client counts its own operations: no shared
+// counter, channel or lock per operation, so adding clients does not slow
+// the harness.
+type Closed struct {
+	Rate      float64       // total ops/s; 0 = as fast as possible
+	ThinkTime time.Duration // pause after each operation (without Rate only)
 }
 
-func (c *closedPhase) run() {
-	n := int64(len(c.clients))
+// Settings implements Model.
+func (m Closed) Settings() Settings {
+	return Settings{Model: ClosedName, Rate: m.Rate, Arrival: ConstantName, ThinkTime: m.ThinkTime}
+}
+
+// Check implements Model.
+func (m Closed) Check(clients int) error {
+	switch {
+	case m.Rate < 0 || math.IsNaN(m.Rate) || math.IsInf(m.Rate, 0):
+		return &ConfigError{Field: "rate", Value: m.Rate, Want: "expected ops/s ≥ 0"}
+	case m.ThinkTime < 0:
+		return &ConfigError{Field: "think time", Value: m.ThinkTime, Want: "must not be negative"}
+	case m.ThinkTime > 0 && m.Rate > 0:
+		return &ConfigError{Field: "think time", Value: m.ThinkTime, Want: "applies to the closed model without a rate only"}
+	}
+	return nil
+}
+
+func (m Closed) drive(ph *phase, ops int64) string {
+	n := int64(len(ph.clients))
 	var wg sync.WaitGroup
-	for i, wc := range c.clients {
+	for i, wc := range ph.clients {
 		quota := int64(-1)
-		if c.ops > 0 {
+		if ops > 0 {
 			// Split exactly: the first ops%n clients do one more.
-			quota = c.ops / n
-			if int64(i) < c.ops%n {
+			quota = ops / n
+			if int64(i) < ops%n {
 				quota++
 			}
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.client(i, wc, c.ph.recClient(i), quota)
+			m.client(ph, i, wc, ph.shard(i), quota)
 		}()
 	}
 	wg.Wait()
+	return ""
 }
 
 // client runs one client. With a rate, operation k of client i is intended
-// at start + (i + k·n)/rate: the clients' schedules interleave into one even
-// schedule at the total rate, and a stall shows as response time (end −
-// intended) while service time (end − actual start) stays what the system
-// took.
-func (c *closedPhase) client(i int, wc workload.Client, mc *measure.Shard, quota int64) {
-	ph := c.ph
-	n := len(c.clients)
-	rate, think := c.cfg.Rate, c.cfg.ThinkTime
+// at start + (i + k·n)/rate; a stall shows as response time (end − intended)
+// while service time (end − actual start) stays what the system took.
+func (m Closed) client(ph *phase, i int, wc workload.Client, mc *measure.Shard, quota int64) {
+	n := len(ph.clients)
+	rate, think := m.Rate, m.ThinkTime
 	var timer *time.Timer
 	if rate > 0 || think > 0 {
 		timer = time.NewTimer(time.Hour)
@@ -59,7 +75,7 @@ func (c *closedPhase) client(i int, wc workload.Client, mc *measure.Shard, quota
 	}
 	// Precise (thread-blocking) sleeps only while threads are few.
 	precise := n <= 4*runtime.GOMAXPROCS(0)
-	_, aware := c.db.(driver.ScheduleAware)
+	_, aware := ph.db.(driver.ScheduleAware)
 	var prevEnd time.Time
 	for k := int64(0); quota < 0 || k < quota; k++ {
 		if ph.stopped.Load() {
@@ -84,7 +100,7 @@ func (c *closedPhase) client(i int, wc workload.Client, mc *measure.Shard, quota
 		if intended.IsZero() {
 			intended = started
 		}
-		op, err := do(ph.work, wc, c.db, c.cfg.OpTimeout, intended, aware)
+		op, err := ph.do(wc, intended, aware)
 		prevEnd = time.Now()
 		mc.Record(measure.Op(op), intended, started, prevEnd, err)
 	}

@@ -1,31 +1,12 @@
-// Package load runs a workload against a driver.DB: the load phase (inserting
-// the data set), then warmup and measure phases under a closed or open load
-// model, feeding every operation to a measure.Recorder and reporting an
-// Interval every second to an Observer.
+// Package run drives a workload against a driver.DB: the load phase
+// (inserting the data set), then the warmup and measure phases under a load
+// Model (closed.go, open.go), feeding every operation to a measure.Recorder
+// and reporting an Interval every second to an Observer. It knows nothing of
+// stores, flags or printing.
 package run
 
 import (
-	"fmt"
-	"math"
 	"time"
-)
-
-// Model is when operations are issued.
-type Model string
-
-const (
-	// Closed: Clients goroutines each issue operations back to back (with
-	// optional think time), or paced to a per-client schedule when Rate > 0.
-	Closed Model = "closed"
-	// Open: one scheduler issues operations at Rate from an arrival process,
-	// independent of how fast the system answers; Clients workers perform them.
-	Open Model = "open"
-)
-
-// Arrival processes of the open model.
-const (
-	Constant = "constant"
-	Poisson  = "poisson"
 )
 
 // Defaults for zero Config fields.
@@ -39,12 +20,7 @@ const (
 // Config says how to run. Zero values take the defaults noted per field.
 type Config struct {
 	Clients int   // closed: concurrent clients; open: worker pool size (≥ 1)
-	Model   Model // Closed (default) or Open
-	// Rate is the target total throughput in ops/s. 0 = as fast as possible
-	// (closed model only; the open model needs a rate).
-	Rate      float64
-	Arrival   string        // open model: Constant (default) or Poisson
-	ThinkTime time.Duration // closed model without Rate: pause after each operation
+	Model   Model // when operations start: Closed{} (default) or Open{…}
 
 	// Bounds of the measure phase, whichever comes first; at least one is
 	// required. Operations: exactly this many are issued (in the open model:
@@ -54,11 +30,10 @@ type Config struct {
 	Duration   time.Duration
 	Warmup     time.Duration // recorded as phase "warmup" before measure; 0 = none
 
-	MaxBacklog int           // open model: queued operations before dropping (DefaultMaxBacklog)
-	Seed       int64         // seeds clients and arrivals, for reproducible runs
-	OpTimeout  time.Duration // per-operation context timeout; 0 = none
+	Seed      int64         // seeds clients and arrivals, for reproducible runs
+	OpTimeout time.Duration // per-operation context timeout; 0 = none
 
-	LoadBatch   int // records per Client.Load call (DefaultLoadBatch)
+	LoadBatch   int // records per workload Load call (DefaultLoadBatch)
 	LoadClients int // concurrent loaders (default Clients)
 
 	Interval time.Duration // reporting interval (DefaultInterval)
@@ -74,14 +49,11 @@ type Config struct {
 // withDefaults fills zero fields and checks the config; run says whether it
 // is for Run (which needs a bound) or only Load.
 func (c Config) withDefaults(run bool) (Config, error) {
-	if c.Model == "" {
-		c.Model = Closed
+	if c.Model == nil {
+		c.Model = Closed{}
 	}
-	if c.Arrival == "" {
-		c.Arrival = Constant
-	}
-	if c.MaxBacklog == 0 {
-		c.MaxBacklog = DefaultMaxBacklog
+	if o, ok := c.Model.(Open); ok {
+		c.Model = o.withDefaults()
 	}
 	if c.LoadBatch == 0 {
 		c.LoadBatch = DefaultLoadBatch
@@ -98,9 +70,22 @@ func (c Config) withDefaults(run bool) (Config, error) {
 	return c, c.check(run)
 }
 
+// Check reports what is wrong with a config before anything runs: run says
+// whether it is for Run (which needs a bound) or only for Load.
+func (c Config) Check(run bool) error {
+	_, err := c.withDefaults(run)
+	return err
+}
+
+// Settings returns the model's settings with defaults applied.
+func (c Config) Settings() Settings {
+	c, _ = c.withDefaults(false)
+	return c.Model.Settings()
+}
+
 func (c Config) check(run bool) error {
 	bad := func(field string, got any, want string) error {
-		return fmt.Errorf("load config: %s = %v: %s", field, got, want)
+		return &ConfigError{Field: field, Value: got, Want: want}
 	}
 	switch {
 	case c.Clients < 1 && (run || c.LoadClients < 1):
@@ -112,36 +97,21 @@ func (c Config) check(run bool) error {
 	case c.Interval < 10*time.Millisecond:
 		return bad("interval", c.Interval, "need at least 10ms")
 	case c.Grace < 0 || c.OpTimeout < 0 || c.SpinWait < 0:
-		return fmt.Errorf("load config: grace, op timeout and spin wait must not be negative (got %v, %v, %v)", c.Grace, c.OpTimeout, c.SpinWait)
+		return &ConfigError{Field: "grace, op timeout and spin wait", Want: "must not be negative (got " +
+			c.Grace.String() + ", " + c.OpTimeout.String() + ", " + c.SpinWait.String() + ")"}
 	}
 	if !run {
 		return nil
 	}
 	switch {
-	case c.Model != Closed && c.Model != Open:
-		return bad("model", fmt.Sprintf("%q", c.Model), `expected "closed" or "open"`)
-	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
-		return bad("rate", c.Rate, "expected ops/s ≥ 0")
-	case c.Model == Open && c.Rate == 0:
-		return bad("rate", c.Rate, "the open model needs a target rate > 0 ops/s")
-	case c.Arrival != Constant && c.Arrival != Poisson:
-		return bad("arrival", fmt.Sprintf("%q", c.Arrival), `expected "constant" or "poisson"`)
-	case c.Model == Closed && c.Arrival != Constant:
-		return bad("arrival", c.Arrival, "arrival processes belong to the open model; the closed model paces each client evenly")
-	case c.ThinkTime < 0:
-		return bad("think time", c.ThinkTime, "must not be negative")
-	case c.ThinkTime > 0 && (c.Model == Open || c.Rate > 0):
-		return bad("think time", c.ThinkTime, "applies to the closed model without a rate only")
 	case c.Operations < 0:
 		return bad("operations", c.Operations, "must not be negative")
 	case c.Duration < 0:
 		return bad("duration", c.Duration, "must not be negative")
 	case c.Operations == 0 && c.Duration == 0:
-		return fmt.Errorf("load config: the measure phase needs a bound: operations > 0 and/or duration > 0")
+		return &ConfigError{Field: "the measure phase", Want: "needs a bound: operations > 0 and/or duration > 0"}
 	case c.Warmup < 0:
 		return bad("warmup", c.Warmup, "must not be negative")
-	case c.MaxBacklog < 1:
-		return bad("max backlog", c.MaxBacklog, "need at least 1")
 	}
-	return nil
+	return c.Model.Check(c.Clients)
 }

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,17 +12,70 @@ import (
 	"github.com/dbrig/dbrig/workload"
 )
 
-// openPhase runs the open model: one scheduler computes every operation's
-// intended start from the arrival process and queues it for a pool of
-// workers, whatever the system's speed. Time spent in the queue counts in the
-// response time; an operation that finds the queue full (MaxBacklog) is
+// Open is the open load model: one scheduler computes every operation's
+// intended start from the Arrival process and queues it for a pool of
+// clients, whatever the system's speed. Time spent in the queue counts in
+// the response time; an operation that finds the queue full (MaxBacklog) is
 // counted as dropped, and so is one still queued when the phase ends.
+type Open struct {
+	Rate       float64 // total ops/s (> 0)
+	Arrival    Arrival // Constant{} when nil
+	MaxBacklog int     // queued operations before dropping (DefaultMaxBacklog when 0)
+}
+
+func (m Open) withDefaults() Open {
+	if m.Arrival == nil {
+		m.Arrival = Constant{}
+	}
+	if m.MaxBacklog == 0 {
+		m.MaxBacklog = DefaultMaxBacklog
+	}
+	return m
+}
+
+// Settings implements Model.
+func (m Open) Settings() Settings {
+	m = m.withDefaults()
+	return Settings{Model: OpenName, Rate: m.Rate, Arrival: m.Arrival.Name(), MaxBacklog: m.MaxBacklog}
+}
+
+// Check implements Model.
+func (m Open) Check(clients int) error {
+	switch {
+	case m.Rate < 0 || math.IsNaN(m.Rate) || math.IsInf(m.Rate, 0):
+		return &ConfigError{Field: "rate", Value: m.Rate, Want: "expected ops/s ≥ 0"}
+	case m.Rate == 0:
+		return &ConfigError{Field: "rate", Value: m.Rate, Want: "the open model needs a target rate > 0 ops/s"}
+	case m.MaxBacklog < 0:
+		return &ConfigError{Field: "max backlog", Value: m.MaxBacklog, Want: "need at least 1"}
+	}
+	return nil
+}
+
+func (m Open) drive(ph *phase, ops int64) string {
+	m = m.withDefaults()
+	o := &openPhase{ph: ph, m: m, ops: ops, queue: make(chan time.Duration, m.MaxBacklog)}
+	backlog := o.backlog
+	ph.backlog.Store(&backlog)
+	var wg sync.WaitGroup
+	for i, wc := range ph.clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o.worker(wc, ph.shard(i))
+		}()
+	}
+	o.schedule()
+	close(o.queue)
+	wg.Wait()
+	return fmt.Sprintf("scheduled=%d dropped_backlog_full=%d dropped_not_started=%d", o.scheduled.Load(), o.full.Load(), o.notStarted.Load())
+}
+
+// openPhase is the state of one phase under the open model.
 type openPhase struct {
-	ph      *phase
-	db      driver.DB
-	clients []workload.Client
-	cfg     Config
-	ops     int64 // 0: no count bound
+	ph  *phase
+	m   Open
+	ops int64 // 0: no count bound
 
 	queue      chan time.Duration // intended offsets from ph.start
 	scheduled  atomic.Int64       // operations the scheduler released or dropped
@@ -29,30 +83,7 @@ type openPhase struct {
 	notStarted atomic.Int64       // dropped because the phase ended first
 }
 
-func newOpenPhase(ph *phase, db driver.DB, clients []workload.Client, cfg Config, ops int64) *openPhase {
-	return &openPhase{ph: ph, db: db, clients: clients, cfg: cfg, ops: ops,
-		queue: make(chan time.Duration, cfg.MaxBacklog)}
-}
-
 func (o *openPhase) backlog() int64 { return int64(len(o.queue)) }
-
-func (o *openPhase) endDetail() string {
-	return fmt.Sprintf("scheduled=%d dropped_backlog_full=%d dropped_not_started=%d", o.scheduled.Load(), o.full.Load(), o.notStarted.Load())
-}
-
-func (o *openPhase) run() {
-	var wg sync.WaitGroup
-	for i, wc := range o.clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o.worker(wc, o.ph.recClient(i))
-		}()
-	}
-	o.schedule()
-	close(o.queue)
-	wg.Wait()
-}
 
 // schedule releases every operation whose intended time has passed in one
 // batch, and sleeps only until the next one is due: at 100 k ops/s arrivals
@@ -61,12 +92,12 @@ func (o *openPhase) run() {
 // response time.
 func (o *openPhase) schedule() {
 	ph := o.ph
-	arr := newArrivals(o.cfg.Arrival, o.cfg.Rate, seedFor(o.cfg.Seed, streamArrivals, 0))
+	next := o.m.Arrival.offsets(o.m.Rate, seedFor(ph.cfg.Seed, streamArrivals, 0))
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	now := time.Now()
 	for o.ops == 0 || o.scheduled.Load() < o.ops {
-		off := arr.next()
+		off := next()
 		intended := ph.start.Add(off)
 		if ph.expired(intended) {
 			return
@@ -95,7 +126,7 @@ func (o *openPhase) schedule() {
 
 func (o *openPhase) worker(wc workload.Client, mc *measure.Shard) {
 	ph := o.ph
-	_, aware := o.db.(driver.ScheduleAware)
+	_, aware := ph.db.(driver.ScheduleAware)
 	for off := range o.queue {
 		if ph.stopped.Load() {
 			o.dropNotStarted()
@@ -107,7 +138,7 @@ func (o *openPhase) worker(wc workload.Client, mc *measure.Shard) {
 			continue
 		}
 		intended := ph.start.Add(off)
-		op, err := do(ph.work, wc, o.db, o.cfg.OpTimeout, intended, aware)
+		op, err := ph.do(wc, intended, aware)
 		mc.Record(measure.Op(op), intended, started, time.Now(), err)
 	}
 }

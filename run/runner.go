@@ -52,11 +52,11 @@ const LoadOp = "load"
 func recorderFor(ops []string, workers int) (*measure.Recorder, []*measure.Shard) {
 	rec := measure.NewRecorder(ops)
 	n := min(workers, max(8, 4*runtime.GOMAXPROCS(0)))
-	recs := make([]*measure.Shard, n)
-	for i := range recs {
-		recs[i] = rec.Shard()
+	shards := make([]*measure.Shard, n)
+	for i := range shards {
+		shards[i] = rec.Shard()
 	}
-	return rec, recs
+	return rec, shards
 }
 
 // Load runs the load phase: LoadClients goroutines call Client.Load with
@@ -71,8 +71,8 @@ func Load(ctx context.Context, db driver.DB, wl workload.Workload, cfg Config, o
 	if obs == nil {
 		obs = nopObserver{}
 	}
-	rec, recs := recorderFor([]string{LoadOp}, cfg.LoadClients)
-	ph := newPhase(ctx, measure.PhaseLoad, rec, recs, cfg, 0)
+	rec, shards := recorderFor([]string{LoadOp}, cfg.LoadClients)
+	ph := newPhase(ctx, measure.PhaseLoad, rec, shards, cfg, 0)
 	var records atomic.Int64
 	sum, err := ph.run(ctx, obs, fmt.Sprintf("records=%d clients=%d batch=%d", wl.LoadCount(), cfg.LoadClients, cfg.LoadBatch),
 		func() string { return fmt.Sprintf("records=%d", records.Load()) },
@@ -80,7 +80,7 @@ func Load(ctx context.Context, db driver.DB, wl workload.Workload, cfg Config, o
 			var wg sync.WaitGroup
 			for i := 0; i < cfg.LoadClients; i++ {
 				wc := wl.NewClient(i, seedFor(cfg.Seed, streamLoaders, i))
-				mc := ph.recClient(i)
+				mc := ph.shard(i)
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -124,39 +124,35 @@ func Run(ctx context.Context, db driver.DB, wl workload.Workload, cfg Config, ob
 		clients[i] = wl.NewClient(i, seedFor(cfg.Seed, streamClients, i))
 	}
 	// One Recorder for both phases: each phase ends with a Cut after all its
-	// workers returned, so no operation can land in the wrong phase.
-	rec, recs := recorderFor(wl.Ops(), cfg.Clients)
+	// clients returned, so no operation can land in the wrong phase.
+	rec, shards := recorderFor(wl.Ops(), cfg.Clients)
 	var sums []measure.Summary
 	if cfg.Warmup > 0 {
-		ph := newPhase(ctx, measure.PhaseWarmup, rec, recs, cfg, cfg.Warmup)
-		sum, err := ph.runModel(ctx, db, clients, obs, 0)
+		ph := newPhase(ctx, measure.PhaseWarmup, rec, shards, cfg, cfg.Warmup)
+		ph.db, ph.clients = db, clients
+		sum, err := ph.runModel(ctx, obs, 0)
 		sums = append(sums, sum)
 		if err != nil {
 			return sums, err
 		}
 	}
-	ph := newPhase(ctx, measure.PhaseMeasure, rec, recs, cfg, cfg.Duration)
-	sum, err := ph.runModel(ctx, db, clients, obs, cfg.Operations)
+	ph := newPhase(ctx, measure.PhaseMeasure, rec, shards, cfg, cfg.Duration)
+	ph.db, ph.clients = db, clients
+	sum, err := ph.runModel(ctx, obs, cfg.Operations)
 	return append(sums, sum), err
 }
 
 // runModel runs the phase under the configured load model, bounded by ops
 // (0: no count bound) and the phase's deadline.
-func (ph *phase) runModel(ctx context.Context, db driver.DB, clients []workload.Client, obs Observer, ops int64) (measure.Summary, error) {
-	cfg := ph.cfg
+func (ph *phase) runModel(ctx context.Context, obs Observer, ops int64) (measure.Summary, error) {
 	dur := time.Duration(0)
 	if !ph.deadline.IsZero() {
 		dur = ph.deadline.Sub(ph.start)
 	}
-	detail := fmt.Sprintf("model=%s clients=%d rate=%g operations=%d duration=%v", cfg.Model, cfg.Clients, cfg.Rate, ops, dur)
-	if cfg.Model == Open {
-		detail += fmt.Sprintf(" arrival=%s max_backlog=%d", cfg.Arrival, cfg.MaxBacklog)
-		o := newOpenPhase(ph, db, clients, cfg, ops)
-		ph.backlog = o.backlog
-		return ph.run(ctx, obs, detail, o.endDetail, o.run)
-	}
-	c := closedPhase{ph: ph, db: db, clients: clients, cfg: cfg, ops: ops}
-	return ph.run(ctx, obs, detail, func() string { return "" }, c.run)
+	detail := startDetail(ph.cfg.Model.Settings(), ph.cfg.Clients, ops, dur)
+	var end string
+	sum, err := ph.run(ctx, obs, detail, func() string { return end }, func() { end = ph.cfg.Model.drive(ph, ops) })
+	return sum, err
 }
 
 // phase is the state shared by the workers of one phase.
@@ -164,7 +160,7 @@ type phase struct {
 	name     string
 	cfg      Config
 	rec      *measure.Recorder
-	recs     []*measure.Shard
+	shards   []*measure.Shard
 	start    time.Time
 	deadline time.Time // zero: no time bound
 
@@ -178,14 +174,19 @@ type phase struct {
 	work       context.Context
 	cancelWork context.CancelFunc
 
-	backlog func() int64 // open model: queued operations; nil otherwise
+	// Set by Run for the warmup and measure phases.
+	db      driver.DB
+	clients []workload.Client
+	// backlog, set by a model that queues operations (open), reports how many
+	// wait for a client; read at every interval.
+	backlog atomic.Pointer[func() int64]
 
 	mu  sync.Mutex
 	err error // first fatal error (load phase)
 }
 
-func newPhase(ctx context.Context, name string, rec *measure.Recorder, recs []*measure.Shard, cfg Config, dur time.Duration) *phase {
-	ph := &phase{name: name, cfg: cfg, rec: rec, recs: recs, stopCh: make(chan struct{})}
+func newPhase(ctx context.Context, name string, rec *measure.Recorder, shards []*measure.Shard, cfg Config, dur time.Duration) *phase {
+	ph := &phase{name: name, cfg: cfg, rec: rec, shards: shards, stopCh: make(chan struct{})}
 	ph.work, ph.cancelWork = context.WithCancel(context.WithoutCancel(ctx))
 	ph.start = time.Now()
 	if dur > 0 {
@@ -195,7 +196,7 @@ func newPhase(ctx context.Context, name string, rec *measure.Recorder, recs []*m
 	return ph
 }
 
-func (ph *phase) recClient(i int) *measure.Shard { return ph.recs[i%len(ph.recs)] }
+func (ph *phase) shard(i int) *measure.Shard { return ph.shards[i%len(ph.shards)] }
 
 func (ph *phase) stop() {
 	ph.stopOnce.Do(func() {
@@ -261,8 +262,8 @@ func (ph *phase) run(ctx context.Context, obs Observer, startDetail string, endD
 	acc := measure.NewAccumulator(ph.name, ph.rec.Ops()...)
 	emit := func(now time.Time) {
 		iv := ph.rec.Cut(ph.name, now)
-		if ph.backlog != nil {
-			iv.Backlog = ph.backlog()
+		if b := ph.backlog.Load(); b != nil {
+			iv.Backlog = (*b)()
 		}
 		acc.Add(iv)
 		obs.Interval(iv)
@@ -334,8 +335,9 @@ loop:
 	return sum, err
 }
 
-// do performs one operation with the per-operation timeout, if any.
-func do(ctx context.Context, wc workload.Client, db driver.DB, timeout time.Duration, intended time.Time, aware bool) (int, error) {
+// do performs one operation of wc with the per-operation timeout, if any.
+func (ph *phase) do(wc workload.Client, intended time.Time, aware bool) (int, error) {
+	ctx, db, timeout := ph.work, ph.db, ph.cfg.OpTimeout
 	if aware {
 		ctx = driver.WithIntendedStart(ctx, intended)
 	}

@@ -26,6 +26,15 @@ func fast(c Config) Config {
 	return c
 }
 
+// modelAt returns the named model: closed paced at closedRate (0: as fast
+// as possible) or open at openRate.
+func modelAt(name string, closedRate, openRate float64) Model {
+	if name == OpenName {
+		return Open{Rate: openRate}
+	}
+	return Closed{Rate: closedRate}
+}
+
 func measureSummary(t *testing.T, sums []measure.Summary) measure.Summary {
 	t.Helper()
 	for _, s := range sums {
@@ -57,14 +66,11 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"no clients", func(c *Config) { c.Clients = 0 }, "clients = 0"},
 		{"no bound", func(c *Config) { c.Operations = 0 }, "needs a bound"},
-		{"bad model", func(c *Config) { c.Model = "half-open" }, `model = "half-open"`},
-		{"open without rate", func(c *Config) { c.Model = Open }, "open model needs a target rate"},
-		{"negative rate", func(c *Config) { c.Rate = -1 }, "rate = -1"},
-		{"bad arrival", func(c *Config) { c.Model, c.Rate, c.Arrival = Open, 10, "bursty" }, `arrival = "bursty"`},
-		{"poisson closed", func(c *Config) { c.Rate, c.Arrival = 10, Poisson }, "belong to the open model"},
-		{"think with rate", func(c *Config) { c.Rate, c.ThinkTime = 10, time.Millisecond }, "think time"},
+		{"open without rate", func(c *Config) { c.Model = Open{} }, "open model needs a target rate"},
+		{"negative rate", func(c *Config) { c.Model = Closed{Rate: -1} }, "rate = -1"},
+		{"think with rate", func(c *Config) { c.Model = Closed{Rate: 10, ThinkTime: time.Millisecond} }, "think time"},
 		{"negative duration", func(c *Config) { c.Duration = -time.Second }, "duration = -1s"},
-		{"negative backlog", func(c *Config) { c.MaxBacklog = -1 }, "max backlog"},
+		{"negative backlog", func(c *Config) { c.Model = Open{Rate: 10, MaxBacklog: -1} }, "max backlog"},
 		{"tiny interval", func(c *Config) { c.Interval = time.Millisecond }, "interval = 1ms"},
 	}
 	for _, tc := range cases {
@@ -84,13 +90,10 @@ func TestConfigErrors(t *testing.T) {
 
 func TestOperationsBoundIsExact(t *testing.T) {
 	for _, clients := range []int{1, 3, 7} {
-		for _, model := range []Model{Closed, Open} {
+		for _, model := range []string{ClosedName, OpenName} {
 			db := &fakeDB{}
 			obs := &recorder{}
-			cfg := fast(Config{Clients: clients, Model: model, Operations: 1000})
-			if model == Open {
-				cfg.Rate = 20000
-			}
+			cfg := fast(Config{Clients: clients, Model: modelAt(model, 0, 20000), Operations: 1000})
 			sums, err := Run(context.Background(), db, &fakeWorkload{}, cfg, obs)
 			if err != nil {
 				t.Fatal(err)
@@ -103,7 +106,7 @@ func TestOperationsBoundIsExact(t *testing.T) {
 				t.Errorf("%s/%d clients: db calls %d, summary %d, intervals %d, dropped %d/%d; want 1000 in all",
 					model, clients, db.calls.Load(), sum.Overall.Count, count, sum.Dropped, dropped)
 			}
-			if model == Closed && sum.Dropped != 0 {
+			if model == ClosedName && sum.Dropped != 0 {
 				t.Errorf("closed model dropped %d", sum.Dropped)
 			}
 			if _, ok := obs.event(EventPhaseEnd, measure.PhaseMeasure); !ok {
@@ -114,15 +117,12 @@ func TestOperationsBoundIsExact(t *testing.T) {
 }
 
 func TestDurationBound(t *testing.T) {
-	for _, model := range []Model{Closed, Open} {
-		t.Run(string(model), func(t *testing.T) {
+	for _, model := range []string{ClosedName, OpenName} {
+		t.Run(model, func(t *testing.T) {
 			// Operations take 30 ms, so some are in flight at the deadline.
 			db := &fakeDB{service: 30 * time.Millisecond, keepStart: true}
 			obs := &recorder{}
-			cfg := fast(Config{Clients: 4, Model: model, Duration: 300 * time.Millisecond, Operations: 1 << 40})
-			if model == Open {
-				cfg.Rate = 200
-			}
+			cfg := fast(Config{Clients: 4, Model: modelAt(model, 0, 200), Duration: 300 * time.Millisecond, Operations: 1 << 40})
 			began := time.Now()
 			sums, err := Run(context.Background(), db, &fakeWorkload{}, cfg, obs)
 			if err != nil {
@@ -143,7 +143,7 @@ func TestDurationBound(t *testing.T) {
 			if n := int64(len(db.starts)); sum.Overall.Count != n || n == 0 {
 				t.Errorf("summary count %d, operations started %d", sum.Overall.Count, n)
 			}
-			if model == Open && sum.Overall.Count+sum.Dropped != 60 {
+			if model == OpenName && sum.Overall.Count+sum.Dropped != 60 {
 				// 200 ops/s for 0.3 s: 60 intended starts before the deadline.
 				t.Errorf("performed %d + dropped %d, want 60 scheduled", sum.Overall.Count, sum.Dropped)
 			}
@@ -165,10 +165,10 @@ func TestCountBoundBeforeDuration(t *testing.T) {
 
 // stallCase runs 400 operations at 1000 ops/s in which the 100th stalls
 // 200 ms, and returns the measure summary.
-func stallCase(t *testing.T, cfg Config) measure.Summary {
+func stallCase(t *testing.T, model string, clients int) measure.Summary {
 	t.Helper()
 	db := &fakeDB{stallAt: 100, stall: 200 * time.Millisecond}
-	cfg.Rate, cfg.Operations = 1000, 400
+	cfg := Config{Clients: clients, Model: modelAt(model, 1000, 1000), Operations: 400}
 	sums, err := Run(context.Background(), db, &fakeWorkload{}, fast(cfg), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -186,9 +186,9 @@ func stallCase(t *testing.T, cfg Config) measure.Summary {
 // Their service time stays tiny: only the stalled one is served that slowly.
 // A harness that measured from the actual start would report one slow op.
 func TestStallShowsInResponseTimeNotServiceTime(t *testing.T) {
-	for _, model := range []Model{Closed, Open} {
-		t.Run(string(model), func(t *testing.T) {
-			sum := stallCase(t, Config{Clients: 1, Model: model})
+	for _, model := range []string{ClosedName, OpenName} {
+		t.Run(model, func(t *testing.T) {
+			sum := stallCase(t, model, 1)
 			slowResp := countAtLeast(sum.Overall.ResponseHist, 100_000)
 			slowSvc := countAtLeast(sum.Overall.ServiceHist, 100_000)
 			// A busy machine can delay the harness too, adding a few.
@@ -208,7 +208,7 @@ func TestStallShowsInResponseTimeNotServiceTime(t *testing.T) {
 // In the open model with a pool of 4, the other workers keep serving during
 // the stall: no operation but the stalled one waits.
 func TestOpenPoolAbsorbsOneStall(t *testing.T) {
-	sum := stallCase(t, Config{Clients: 4, Model: Open})
+	sum := stallCase(t, OpenName, 4)
 	if n := countAtLeast(sum.Overall.ResponseHist, 100_000); n != 1 {
 		t.Errorf("%d ops with response ≥ 100 ms, want only the stalled one", n)
 	}
@@ -239,7 +239,7 @@ func TestOpenDropsWhenBacklogFull(t *testing.T) {
 	// One worker blocked in its first operation, a backlog of 5: of 100
 	// arrivals, 94 must be dropped before the worker can move again.
 	obs := &releaseObserver{want: 94, release: release}
-	cfg := fast(Config{Clients: 1, Model: Open, Rate: 2000, Operations: 100, MaxBacklog: 5, Interval: 20 * time.Millisecond})
+	cfg := fast(Config{Clients: 1, Model: Open{Rate: 2000, MaxBacklog: 5}, Operations: 100, Interval: 20 * time.Millisecond})
 	sums, err := Run(context.Background(), db, &fakeWorkload{}, cfg, obs)
 	if err != nil {
 		t.Fatal(err)
@@ -265,11 +265,11 @@ func TestOpenDropsWhenBacklogFull(t *testing.T) {
 }
 
 func TestCancelReturnsPartialResults(t *testing.T) {
-	for _, model := range []Model{Closed, Open} {
-		t.Run(string(model), func(t *testing.T) {
+	for _, model := range []string{ClosedName, OpenName} {
+		t.Run(model, func(t *testing.T) {
 			db := &fakeDB{service: 20 * time.Millisecond}
 			obs := &recorder{}
-			cfg := fast(Config{Clients: 2, Model: model, Rate: 100, Duration: time.Minute, Grace: 2 * time.Second})
+			cfg := fast(Config{Clients: 2, Model: modelAt(model, 100, 100), Duration: time.Minute, Grace: 2 * time.Second})
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(300*time.Millisecond, cancel)
 			began := time.Now()
@@ -318,7 +318,7 @@ func TestCancelGraceCancelsStuckOperations(t *testing.T) {
 func TestWarmupThenMeasure(t *testing.T) {
 	db := &fakeDB{}
 	obs := &recorder{}
-	sums, err := Run(context.Background(), db, &fakeWorkload{}, fast(Config{Clients: 2, Rate: 2000, Warmup: 100 * time.Millisecond, Operations: 300}), obs)
+	sums, err := Run(context.Background(), db, &fakeWorkload{}, fast(Config{Clients: 2, Model: Closed{Rate: 2000}, Warmup: 100 * time.Millisecond, Operations: 300}), obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestWarmupThenMeasure(t *testing.T) {
 
 func TestIntervalsAreContiguous(t *testing.T) {
 	obs := &recorder{}
-	sums, err := Run(context.Background(), &fakeDB{}, &fakeWorkload{}, fast(Config{Clients: 2, Rate: 1000, Duration: 330 * time.Millisecond}), obs)
+	sums, err := Run(context.Background(), &fakeDB{}, &fakeWorkload{}, fast(Config{Clients: 2, Model: Closed{Rate: 1000}, Duration: 330 * time.Millisecond}), obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,11 +443,11 @@ func TestPacingHoldsBackOperations(t *testing.T) {
 		cfg  Config
 		min  time.Duration // the schedule's length
 	}{
-		{"closed rate", Config{Clients: 4, Rate: 1000, Operations: 200}, 199 * time.Millisecond},
-		{"closed think", Config{Clients: 1, ThinkTime: 10 * time.Millisecond, Operations: 10}, 90 * time.Millisecond},
-		{"open constant", Config{Clients: 2, Model: Open, Rate: 2000, Operations: 400}, 199 * time.Millisecond},
-		{"open poisson", Config{Clients: 2, Model: Open, Rate: 2000, Arrival: Poisson, Operations: 400, Seed: 3}, 150 * time.Millisecond},
-		{"open spin", Config{Clients: 2, Model: Open, Rate: 2000, Operations: 400, SpinWait: time.Millisecond}, 199 * time.Millisecond},
+		{"closed rate", Config{Clients: 4, Model: Closed{Rate: 1000}, Operations: 200}, 199 * time.Millisecond},
+		{"closed think", Config{Clients: 1, Model: Closed{ThinkTime: 10 * time.Millisecond}, Operations: 10}, 90 * time.Millisecond},
+		{"open constant", Config{Clients: 2, Model: Open{Rate: 2000}, Operations: 400}, 199 * time.Millisecond},
+		{"open poisson", Config{Clients: 2, Model: Open{Rate: 2000, Arrival: Poisson{}}, Operations: 400, Seed: 3}, 150 * time.Millisecond},
+		{"open spin", Config{Clients: 2, Model: Open{Rate: 2000}, Operations: 400, SpinWait: time.Millisecond}, 199 * time.Millisecond},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -491,9 +491,9 @@ func (db *awareDB) Read(ctx context.Context, table, key string, fields []string)
 }
 
 func TestIntendedStartReachesScheduleAwareDB(t *testing.T) {
-	for _, model := range []Model{Open, Closed} {
+	for _, model := range []string{OpenName, ClosedName} {
 		db := &awareDB{}
-		_, err := Run(context.Background(), db, &fakeWorkload{}, fast(Config{Clients: 2, Model: model, Rate: 2000, Operations: 200}), nil)
+		_, err := Run(context.Background(), db, &fakeWorkload{}, fast(Config{Clients: 2, Model: modelAt(model, 2000, 2000), Operations: 200}), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

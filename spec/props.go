@@ -32,16 +32,24 @@ func (s Source) String() string {
 	}
 }
 
-// PropError is a property with a value that is not what was expected.
+// PropError is a property with a value that is not what was expected, or
+// a required one that is missing.
 type PropError struct {
 	Key, Value string
 	Src        Source
 	Want       string // what was expected, e.g. "an integer >= 0"
+	Missing    bool   // the property is required and was not set
 }
 
 func (e *PropError) Error() string {
+	if e.Missing {
+		return fmt.Sprintf("property %s is required: expected %s", e.Key, e.Want)
+	}
 	return fmt.Sprintf("%s: property %s=%q: expected %s", e.Src, e.Key, e.Value, e.Want)
 }
+
+// Missing returns the error for a required property that was not set.
+func Missing(key, want string) error { return &PropError{Key: key, Want: want, Missing: true} }
 
 type entry struct {
 	value string
@@ -268,8 +276,17 @@ func (p *Props) Unknown() error {
 			fmt.Fprintf(&b, " (did you mean %q?)", s)
 		}
 	}
-	return fmt.Errorf("%s", b.String())
+	return &UnknownError{Keys: bad, msg: b.String()}
 }
+
+// UnknownError names properties that were set but that nothing reads: typos,
+// most of the time.
+type UnknownError struct {
+	Keys []string // sorted
+	msg  string
+}
+
+func (e *UnknownError) Error() string { return e.msg }
 
 func (p *Props) closest(k string) string {
 	best, bestD := "", len(k)/3+1

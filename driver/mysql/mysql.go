@@ -64,7 +64,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	p := cfg.Props
 	dsn, src, _ := p.Lookup("mysql.dsn")
 	if dsn == "" {
-		return nil, fmt.Errorf("property mysql.dsn is required: expected a DSN such as user:secret@tcp(127.0.0.1:3306)/db")
+		return nil, spec.Missing("mysql.dsn", "a DSN such as user:secret@tcp(127.0.0.1:3306)/db")
 	}
 	o, err := sqltable.OptionsFromProps(p, "mysql")
 	if err != nil {

@@ -65,7 +65,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	p := cfg.Props
 	url, src, _ := p.Lookup("pg.url")
 	if url == "" {
-		return nil, fmt.Errorf("property pg.url is required: expected a URL such as postgres://user:secret@127.0.0.1:5432/db?sslmode=disable")
+		return nil, spec.Missing("pg.url", "a URL such as postgres://user:secret@127.0.0.1:5432/db?sslmode=disable")
 	}
 	o, err := sqltable.OptionsFromProps(p, "pg")
 	if err != nil {

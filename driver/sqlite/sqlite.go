@@ -48,6 +48,7 @@ import (
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/sqltable"
 	"github.com/dbrig/dbrig/driver/sqltable/stdsql"
+	"github.com/dbrig/dbrig/spec"
 )
 
 // DB is an SQLite database file; safe for concurrent use.
@@ -75,7 +76,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	}
 	path := p.String("sqlite.path", def)
 	if path == "" {
-		return nil, fmt.Errorf("property sqlite.path is required (no scratch directory to default to): expected a file path")
+		return nil, spec.Missing("sqlite.path", "a file path (there is no scratch directory to default to)")
 	}
 	if strings.ContainsAny(path, "?#") || path == ":memory:" {
 		// A query would be taken as URI parameters; an in-memory database

@@ -1,5 +1,6 @@
-// Package cli implements dbrig's commands. It only wires the packages that do
-// the work: spec → driver → load (+ measure) → results → report.
+// Package cli implements dbrig's commands: it parses flags, calls the
+// packages that do the work (experiment for runs, results for stored runs,
+// report and web to show them) and prints. It holds no orchestration.
 package cli
 
 import (
@@ -9,10 +10,9 @@ import (
 	"io"
 	"sort"
 	"strings"
-)
 
-// Version is dbrig's version, stored with every run.
-const Version = "0.1.0"
+	"github.com/dbrig/dbrig/experiment"
+)
 
 // env is what every command gets: where to write, and the process's inputs.
 type env struct {
@@ -72,7 +72,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return 2
 	default:
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
-		if isBadInput(err) {
+		if experiment.IsInput(err) {
 			return 2
 		}
 		return 1
@@ -100,7 +100,7 @@ func usage(w io.Writer, cmds map[string]command) {
 }
 
 func versionCmd(_ context.Context, e *env, _ []string) error {
-	fmt.Fprintf(e.stdout, "dbrig %s\n", Version)
+	fmt.Fprintf(e.stdout, "dbrig %s\n", experiment.Version)
 	return nil
 }
 

@@ -103,6 +103,8 @@ func TestBadInputIsRejectedBeforeAnyRun(t *testing.T) {
 		{"bad model", []string{"--model", "sideways", "--rate", "10"}, "sideways"},
 		{"stray argument", []string{"workloada"}, "unexpected argument"},
 		{"no bound", []string{"-P", "workloada", "-p", "operationcount=0"}, "bound"},
+		{"missing driver property", []string{"--driver", "mysql"}, "property mysql.dsn is required"},
+		{"negative rate", []string{"--rate", "-3"}, "--rate -3"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/web"
@@ -97,7 +98,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	defer store.Close()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return &inputError{fmt.Errorf("--addr %s: %w", *addr, err)}
+		return &experiment.InputError{Err: fmt.Errorf("--addr %s: %w", *addr, err)}
 	}
 	srv := &http.Server{Handler: web.NewServer(store), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "dbrig dashboard on http://%s (results: %s); Ctrl-C stops it\n", ln.Addr(), store.Name())

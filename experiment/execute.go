@@ -1,0 +1,186 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/results"
+	"github.com/dbrig/dbrig/run"
+	"github.com/dbrig/dbrig/spec"
+)
+
+// Version is dbrig's version, stored with every run.
+const Version = "0.1.0"
+
+// Run statuses, as stored.
+const (
+	StatusDone        = "done"
+	StatusFailed      = "failed"
+	StatusInterrupted = "interrupted"
+)
+
+// Hooks let a caller watch an experiment without this package printing
+// anything. Every field is optional.
+type Hooks struct {
+	// Started is called once the run is stored, before the load phase.
+	Started func(Started)
+	// Observer receives every interval and event as it happens (after the
+	// store has them), e.g. to draw a progress line.
+	Observer run.Observer
+	// Warn receives problems that do not stop the run (a server version that
+	// could not be read, a results write that failed).
+	Warn func(error)
+}
+
+// Started describes a run that was just stored.
+type Started struct {
+	RunID  int64
+	Target string // the driver's target, without secrets
+	Store  string // the results store's display name
+}
+
+// Outcome is what a stored run ended with.
+type Outcome struct {
+	RunID  int64
+	Status string // StatusDone, StatusFailed or StatusInterrupted
+	Phases []measure.Summary
+	// PhaseStarts holds when each phase began, from the runner's events.
+	PhaseStarts map[string]time.Time
+	// Origin is the driver's time origin when it has one (driver.TimeOrigin).
+	Origin time.Time
+}
+
+// Measured returns the measure phase's summary, if the run got that far.
+func (o *Outcome) Measured() (measure.Summary, bool) { return measure.Measured(o.Phases) }
+
+// Execute opens the driver and the results store, stores the run, performs
+// its phases and finishes the run. A nil Outcome means nothing was stored
+// (bad input, a driver that would not open, a store that would not open);
+// otherwise the run has a final status whatever happened, what was measured
+// is stored, and the error (if any) says why it failed or was interrupted.
+func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
+	warn := h.Warn
+	if warn == nil {
+		warn = func(error) {}
+	}
+	scratch, err := os.MkdirTemp("", "dbrig-"+p.Driver+"-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	db, err := p.Registry.Open(ctx, p.Driver, driver.Config{Props: p.Props, Dir: scratch})
+	if err != nil {
+		if IsInput(err) {
+			return nil, input(err)
+		}
+		return nil, fmt.Errorf("open %s: %w", p.Driver, err)
+	}
+	defer db.Close()
+	// Every reader has read its properties now: what nobody read is a typo.
+	if err := p.Props.Unknown(); err != nil {
+		return nil, input(err)
+	}
+	store, err := results.Open(ctx, p.Store)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+
+	info := p.runInfo(ctx, db, warn)
+	runID, err := store.CreateRun(ctx, info)
+	if err != nil {
+		return nil, err
+	}
+	if h.Started != nil {
+		h.Started(Started{RunID: runID, Target: info.Target, Store: store.Name()})
+	}
+
+	// From here on, whatever happens, what was measured is stored and the
+	// run gets a final status. Writes use a context that outlives Ctrl-C.
+	wctx := context.WithoutCancel(ctx)
+	out := &Outcome{RunID: runID, Status: StatusDone, PhaseStarts: map[string]time.Time{}}
+	if o, ok := db.(driver.TimeOrigin); ok {
+		out.Origin = o.Origin()
+	}
+	obs := newObservers(wctx, store, runID, out, warn)
+	if p.HDRLog != "" {
+		if err := obs.openHDRLog(p.HDRLog, time.Now(), fmt.Sprintf("dbrig run %d", runID)); err != nil {
+			obs.fail(err)
+		}
+	}
+	if h.Observer != nil {
+		obs.then = h.Observer
+	}
+	sums, runErr := p.perform(ctx, db, obs)
+	runErr = errors.Join(runErr, obs.close())
+	for _, sum := range sums {
+		if err := store.AddPhase(wctx, runID, sum); err != nil {
+			runErr = errors.Join(runErr, fmt.Errorf("store phase %s: %w", sum.Phase, err))
+		}
+	}
+	out.Phases = sums
+	msg := ""
+	switch {
+	case errors.Is(runErr, context.Canceled) && ctx.Err() != nil:
+		out.Status, msg = StatusInterrupted, "interrupted by signal"
+	case runErr != nil:
+		out.Status, msg = StatusFailed, runErr.Error()
+	}
+	if err := store.FinishRun(wctx, runID, out.Status, time.Now(), msg); err != nil {
+		runErr = errors.Join(runErr, err)
+	}
+	return out, runErr
+}
+
+// perform runs the phases: load (unless skipped), then warmup and measure.
+func (p *Plan) perform(ctx context.Context, db driver.DB, obs run.Observer) ([]measure.Summary, error) {
+	var sums []measure.Summary
+	if !p.SkipLoad {
+		sum, err := run.Load(ctx, db, p.Workload, p.Config, obs)
+		sums = append(sums, sum)
+		if err != nil {
+			return sums, fmt.Errorf("load phase: %w", err)
+		}
+	}
+	if p.LoadOnly {
+		return sums, nil
+	}
+	measured, err := run.Run(ctx, db, p.Workload, p.Config, obs)
+	return append(sums, measured...), err
+}
+
+// runInfo is the run's context as stored: what ran, where, how.
+func (p *Plan) runInfo(ctx context.Context, db driver.DB, warn func(error)) results.RunInfo {
+	version := ""
+	if v, ok := db.(driver.Versioner); ok {
+		var err error
+		if version, err = v.ServerVersion(ctx); err != nil {
+			warn(fmt.Errorf("server version of %s: %w", p.Driver, err))
+		}
+	}
+	target := p.Driver
+	if d, ok := db.(driver.Describer); ok {
+		target = spec.Redact(d.Target())
+	}
+	s := p.Config.Settings()
+	info := results.RunInfo{
+		Name: p.Name, Tags: p.Tags, Command: spec.Redact(p.Command),
+		System: p.Driver, Driver: p.Driver, ServerVersion: version, Target: target,
+		Workload: p.WorkloadName(), Props: p.Props.Map(),
+		Load: results.LoadModel{
+			Model: s.Model, Clients: p.Config.Clients, Rate: s.Rate, Arrival: s.Arrival,
+			ThinkTime: s.ThinkTime, Warmup: p.Config.Warmup, Duration: p.Config.Duration,
+			Operations: p.Config.Operations, Seed: p.Config.Seed,
+		},
+		Host: results.HostInfo(), DbrigVersion: Version, Start: time.Now(), Spec: p.SpecText,
+	}
+	if p.LoadOnly {
+		info.Load.Model = "load"
+	}
+	return info
+}

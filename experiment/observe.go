@@ -1,0 +1,99 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/results"
+	"github.com/dbrig/dbrig/run"
+)
+
+// observers receives every interval and event of a run as it happens: it
+// writes them to the results store at once (a crash loses at most the last
+// second), feeds the HdrHistogram log, notes when phases start, and passes
+// everything on to the caller's observer. A failed write is reported once
+// and the run goes on: the measurement matters more than one lost row.
+type observers struct {
+	ctx   context.Context
+	store *results.Store
+	runID int64
+	out   *Outcome
+	warn  func(error)
+	then  run.Observer // the caller's, or nil
+
+	hdr  *measure.LogWriter
+	hdrF *os.File
+
+	err    error // first failed write
+	warned bool
+}
+
+func newObservers(ctx context.Context, store *results.Store, runID int64, out *Outcome, warn func(error)) *observers {
+	return &observers{ctx: ctx, store: store, runID: runID, out: out, warn: warn}
+}
+
+func (o *observers) openHDRLog(path string, base time.Time, comment string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("hdr log %s: %w", path, err)
+	}
+	w, err := measure.NewLogWriter(f, base, comment)
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("hdr log %s: %w", path, err)
+	}
+	o.hdr, o.hdrF = w, f
+	return nil
+}
+
+func (o *observers) fail(err error) {
+	if o.err == nil {
+		o.err = err
+	}
+	if !o.warned {
+		o.warn(fmt.Errorf("%w (the run goes on)", err))
+		o.warned = true
+	}
+}
+
+// Interval implements run.Observer.
+func (o *observers) Interval(iv measure.Interval) {
+	if err := o.store.AddInterval(o.ctx, o.runID, iv); err != nil {
+		o.fail(fmt.Errorf("store interval: %w", err))
+	}
+	if o.hdr != nil {
+		if err := o.hdr.WriteInterval(iv); err != nil {
+			o.fail(fmt.Errorf("hdr log: %w", err))
+		}
+	}
+	if o.then != nil {
+		o.then.Interval(iv)
+	}
+}
+
+// Event implements run.Observer.
+func (o *observers) Event(ev run.Event) {
+	err := o.store.AddEvent(o.ctx, o.runID, results.Event{Time: ev.Time, Kind: ev.Kind, Name: ev.Name, Detail: ev.Detail})
+	if err != nil {
+		o.fail(fmt.Errorf("store event: %w", err))
+	}
+	if ev.Kind == run.EventPhaseStart {
+		o.out.PhaseStarts[ev.Name] = ev.Time
+	}
+	if o.then != nil {
+		o.then.Event(ev)
+	}
+}
+
+// close ends the HDR log and returns the first failed write, if any.
+func (o *observers) close() error {
+	err := o.err
+	if o.hdrF != nil {
+		err = errors.Join(err, o.hdrF.Close())
+	}
+	return err
+}

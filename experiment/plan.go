@@ -1,0 +1,208 @@
+// Package experiment runs an experiment end to end: from what the user asked
+// for (Options) it resolves a Plan before anything starts, then opens the
+// driver, loads, runs, wires the observers (results store, HDR log, the
+// caller's progress line; later metrics and faults) and returns the Outcome.
+// Commands (dbrig run, load, validate, and later bench, rate, worker) are
+// thin callers of Resolve and Execute; this package prints nothing.
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/all"
+	"github.com/dbrig/dbrig/run"
+	"github.com/dbrig/dbrig/spec"
+	"github.com/dbrig/dbrig/workload/ycsb"
+)
+
+// Options is what the user asked for, as given: property files and values
+// (YCSB's way), flag values that override them, and the run's labels. The
+// zero value of a field means "not given".
+type Options struct {
+	Driver    string   // "" = pebble
+	PropFiles []string // -P: files or built-in workload names, in order
+	Props     []string // -p key=value, after the files; they win
+	// Overrides are properties set by dedicated flags (--clients sets
+	// threadcount, --rate target, --duration maxexecutiontime); they win over
+	// files and -p, and are stored as what ran.
+	Overrides []Override
+
+	Model      string // "closed", "open" or "" (open when a rate is set)
+	Arrival    string // open model: "constant" (default) or "poisson"
+	Warmup     time.Duration
+	ThinkTime  time.Duration
+	OpTimeout  time.Duration
+	MaxBacklog int   // 0 = run.DefaultMaxBacklog
+	LoadBatch  int   // 0 = run.DefaultLoadBatch
+	Seed       int64 // 0 = pick one (it is stored)
+
+	SkipLoad bool // the store already holds the data
+	LoadOnly bool // dbrig load: no warmup or measure phase
+
+	Name    string
+	Tags    []string
+	Command string // the command line, stored (redacted) with the run
+	Store   string // results store address ("" = the per-user default)
+	HDRLog  string // also write an HdrHistogram interval log here
+
+	Registry driver.Registry // nil = every driver dbrig has
+}
+
+// Override is one property set by a dedicated flag.
+type Override struct {
+	Flag, Key, Value string
+}
+
+// Plan is a resolved experiment: every choice made, every input checked.
+// Nothing has been opened or stored yet.
+type Plan struct {
+	Options
+	Props    *spec.Props
+	SpecText string // the property files and -p values, redacted, as stored
+	Workload *ycsb.Workload
+	Config   run.Config
+}
+
+// Workload returns the stored name of the workload: the -P names joined.
+func (p *Plan) WorkloadName() string {
+	if len(p.PropFiles) == 0 {
+		return "workloada"
+	}
+	names := make([]string, len(p.PropFiles))
+	for i, f := range p.PropFiles {
+		names[i] = strings.TrimSuffix(baseName(f), ".properties")
+	}
+	return strings.Join(names, "+")
+}
+
+// LoadOps is how many load operations (batches) the load phase performs.
+func (p *Plan) LoadOps() int64 {
+	b := int64(p.Config.LoadBatch)
+	return (p.Workload.LoadCount() + b - 1) / b
+}
+
+// quickstart is what a run uses when no -P file is given: YCSB workload A on
+// a data set big enough to be worth measuring, for 10 seconds.
+var quickstart = []string{"recordcount=100000", "operationcount=0", "maxexecutiontime=10"}
+
+// Resolve checks opts and turns them into a Plan. Every error is bad input
+// (an InputError, or a typed error IsInput recognises).
+func Resolve(opts Options) (*Plan, error) {
+	if opts.Driver == "" {
+		opts.Driver = "pebble"
+	}
+	if opts.Registry == nil {
+		opts.Registry = all.Registry()
+	}
+	if _, ok := opts.Registry[opts.Driver]; !ok {
+		return nil, &InputError{Err: fmt.Errorf("%w %q (expected one of: %v)", driver.ErrUnknownDriver, opts.Driver, opts.Registry.Names())}
+	}
+	props, text, err := buildProps(opts.PropFiles, opts.Props, opts.Overrides)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Options: opts, Props: props, SpecText: text}
+	if p.Workload, err = ycsb.New(props); err != nil {
+		return nil, input(err)
+	}
+	if p.Config, err = loadConfig(opts, props); err != nil {
+		return nil, input(err)
+	}
+	return p, nil
+}
+
+// buildProps assembles properties the way YCSB does: -P files in order, then
+// -p values, then flag overrides, each winning over the ones before. A -P
+// name that is not a file but names a built-in workload uses the built-in.
+func buildProps(files, sets []string, overrides []Override) (*spec.Props, string, error) {
+	p := spec.NewProps()
+	var text bytes.Buffer
+	if len(files) == 0 {
+		files = []string{"workloada"}
+		sets = append(append([]string(nil), quickstart...), sets...)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		name := f
+		if errors.Is(err, os.ErrNotExist) {
+			if builtin, ok := ycsb.Builtin(f); ok {
+				b, err, name = builtin, nil, f+" (built-in)"
+			}
+		}
+		if err != nil {
+			return nil, "", &InputError{Err: fmt.Errorf("-P %s: %w (built-in workloads: %v)", f, err, ycsb.BuiltinNames())}
+		}
+		if err := p.Load(name, bytes.NewReader(b)); err != nil {
+			return nil, "", &InputError{Err: err}
+		}
+		fmt.Fprintf(&text, "# -P %s\n%s\n", name, spec.RedactText(string(b)))
+	}
+	for _, kv := range sets {
+		if err := p.SetFlag("-p", kv); err != nil {
+			return nil, "", &InputError{Err: err}
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&text, "# -p %s=%s\n", k, spec.RedactProp(k, v))
+	}
+	for _, o := range overrides {
+		p.Set(o.Key, o.Value, spec.Source{Flag: o.Flag})
+		fmt.Fprintf(&text, "# %s: %s=%s\n", o.Flag, o.Key, spec.RedactProp(o.Key, o.Value))
+	}
+	return p, text.String(), nil
+}
+
+// loadConfig builds the runner's config from YCSB's properties threadcount,
+// target, operationcount and maxexecutiontime and the non-property options.
+func loadConfig(opts Options, p *spec.Props) (run.Config, error) {
+	p.Known("db", "status.interval", "measurement.interval")
+	clients, err := p.IntMin("threadcount", 1, 1)
+	if err != nil {
+		return run.Config{}, err
+	}
+	cfg := run.Config{Clients: int(clients), LoadBatch: opts.LoadBatch, Seed: opts.Seed}
+	if cfg.LoadBatch == 0 {
+		cfg.LoadBatch = run.DefaultLoadBatch
+	}
+	if cfg.LoadBatch < 0 {
+		return cfg, &run.ConfigError{Field: "load batch", Value: cfg.LoadBatch, Want: "need at least 1"}
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = time.Now().UnixNano()
+	}
+	ops, err := p.IntMin("operationcount", 1000, 0)
+	if err != nil {
+		return cfg, err
+	}
+	rate, err := p.Float("target", 0)
+	if err != nil {
+		return cfg, err
+	}
+	maxSecs, err := p.Float("maxexecutiontime", 0)
+	if err != nil {
+		return cfg, err
+	}
+	if opts.LoadOnly {
+		return cfg, cfg.Check(false)
+	}
+	if cfg.Model, err = run.ModelNamed(opts.Model, run.Settings{Rate: rate, Arrival: opts.Arrival, ThinkTime: opts.ThinkTime, MaxBacklog: opts.MaxBacklog}); err != nil {
+		return cfg, err
+	}
+	cfg.Operations = ops
+	cfg.Duration = time.Duration(maxSecs * float64(time.Second))
+	cfg.Warmup = opts.Warmup
+	cfg.OpTimeout = opts.OpTimeout
+	return cfg, cfg.Check(true)
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
