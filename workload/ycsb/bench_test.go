@@ -7,7 +7,6 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/spec"
-	"github.com/dbrig/dbrig/workloads"
 )
 
 // nopDB accepts everything and returns nothing, so the benchmarks measure the
@@ -27,7 +26,7 @@ func (nopDB) InsertBatch(context.Context, string, []string, []driver.Record) err
 }
 
 func benchWorkload(b *testing.B, file string, kv ...string) *Workload {
-	text, _ := workloads.Lookup(file)
+	text, _ := Builtin(file)
 	p := spec.NewProps()
 	if err := p.Load(file, bytes.NewReader(text)); err != nil {
 		b.Fatal(err)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/spec"
-	"github.com/dbrig/dbrig/workloads"
 )
 
 func TestNewBadInput(t *testing.T) {
@@ -114,12 +113,12 @@ func TestWorkloadFiles(t *testing.T) {
 		"workloadf": {mix{0.5, 0, 0, 0, 0.5, 0}, "zipfian", 1000},
 		"custom":    {mix{0.42, 0.42, 0.16, 0, 0, 0}, "zipfian", 1000},
 	}
-	names := workloads.Names()
+	names := BuiltinNames()
 	if len(names) != len(want) {
 		t.Errorf("built-in workloads %v, want %d", names, len(want))
 	}
 	for name, wt := range want {
-		text, ok := workloads.Lookup(name)
+		text, ok := Builtin(name)
 		if !ok {
 			t.Errorf("%s missing", name)
 			continue
@@ -650,5 +649,18 @@ func TestZipfianHottestKey(t *testing.T) {
 		if want := int64(uint64(6284781860667377211) % uint64(tc.items)); hottest != want {
 			t.Errorf("%v: hottest record %d, want %d (fnv(0) mod %d)", tc.kv, hottest, want, tc.items)
 		}
+	}
+}
+
+// YCSB users write -P workloads/workloada; without a YCSB checkout that path
+// names the built-in copy.
+func TestBuiltinByYCSBPath(t *testing.T) {
+	a, ok1 := Builtin("workloada")
+	b, ok2 := Builtin("workloads/workloada")
+	if !ok1 || !ok2 || string(a) != string(b) || !strings.Contains(string(a), "readproportion=0.5") {
+		t.Errorf("Builtin(workloada) and Builtin(workloads/workloada) differ or miss (%v %v)", ok1, ok2)
+	}
+	if _, ok := Builtin("workloadz"); ok {
+		t.Error("Builtin found a workload that does not exist")
 	}
 }
