@@ -68,7 +68,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if warn == nil {
 		warn = func(error) {}
 	}
-	scratch, err := os.MkdirTemp("", "dbrig-"+p.Driver+"-")
+	scratch, err := makeScratch(p.Driver)
 	if err != nil {
 		return nil, err
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/outfile"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
@@ -26,7 +26,7 @@ type observers struct {
 	then  run.Observer // the caller's, or nil
 
 	hdr  *measure.LogWriter
-	hdrF *os.File
+	hdrF *outfile.File
 
 	err    error // first failed write
 	warned bool
@@ -37,13 +37,13 @@ func newObservers(ctx context.Context, store *results.Store, runID int64, out *O
 }
 
 func (o *observers) openHDRLog(path string, base time.Time, comment string) error {
-	f, err := os.Create(path)
+	f, err := outfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("hdr log %s: %w", path, err)
 	}
 	w, err := measure.NewLogWriter(f, base, comment)
 	if err != nil {
-		f.Close()
+		f.Abort()
 		return fmt.Errorf("hdr log %s: %w", path, err)
 	}
 	o.hdr, o.hdrF = w, f
@@ -89,11 +89,12 @@ func (o *observers) Event(ev run.Event) {
 	}
 }
 
-// close ends the HDR log and returns the first failed write, if any.
+// close puts the HDR log in place (whatever the run's outcome: what was
+// measured is kept) and returns the first failed write, if any.
 func (o *observers) close() error {
 	err := o.err
 	if o.hdrF != nil {
-		err = errors.Join(err, o.hdrF.Close())
+		err = errors.Join(err, o.hdrF.Commit())
 	}
 	return err
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/all"
+	"github.com/dbrig/dbrig/internal/outfile"
+	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
 	"github.com/dbrig/dbrig/workload/ycsb"
@@ -114,7 +116,34 @@ func Resolve(opts Options) (*Plan, error) {
 	if p.Config, err = loadConfig(opts, props); err != nil {
 		return nil, input(err)
 	}
+	if err := outfile.Check(p.Outputs(), p.Protected()); err != nil {
+		return nil, &InputError{Err: err}
+	}
 	return p, nil
+}
+
+// Outputs are the files the run writes besides the results store.
+func (p *Plan) Outputs() []outfile.Path {
+	return []outfile.Path{{Role: "--hdrlog", Path: p.HDRLog}}
+}
+
+// dataPathProps are the properties that name where a driver keeps its data:
+// no output may be written there.
+var dataPathProps = []string{"sqlite.path", "pebble.dir"}
+
+// Protected are the paths no output may overwrite: the results store (when
+// it is a file) and the run's data paths.
+func (p *Plan) Protected() []outfile.Path {
+	var out []outfile.Path
+	if f, ok := results.File(p.Store); ok {
+		out = append(out, outfile.Path{Role: "results store", Path: f})
+	}
+	for _, k := range dataPathProps {
+		if v, _, ok := p.Props.Lookup(k); ok && v != "" {
+			out = append(out, outfile.Path{Role: k, Path: v})
+		}
+	}
+	return out
 }
 
 // buildProps assembles properties the way YCSB does: -P files in order, then

@@ -89,7 +89,11 @@ func (m Closed) client(ph *phase, i int, wc workload.Client, mc *measure.Shard, 
 			intended = prevEnd.Add(think)
 		}
 		if !intended.IsZero() {
-			if ph.expired(intended) || !ph.sleepUntil(timer, intended, precise) {
+			if ph.expired(intended) {
+				ph.holdUntilDeadline(timer)
+				return
+			}
+			if !ph.sleepUntil(timer, intended, precise) {
 				return
 			}
 		}

@@ -100,6 +100,7 @@ func (o *openPhase) schedule() {
 		off := next()
 		intended := ph.start.Add(off)
 		if ph.expired(intended) {
+			ph.holdUntilDeadline(timer)
 			return
 		}
 		if intended.After(now) {

@@ -219,6 +219,16 @@ func (ph *phase) expired(t time.Time) bool {
 	return !ph.deadline.IsZero() && !t.Before(ph.deadline)
 }
 
+// holdUntilDeadline waits until the phase's deadline (or its stop) when the
+// schedule has nothing left to issue before it: a phase bounded by time
+// lasts that time, so its throughput is over its real length (0.5 ops/s for
+// 3 s is one or two operations in 3 s, not two in the 2 s they spanned).
+func (ph *phase) holdUntilDeadline(timer *time.Timer) {
+	if !ph.deadline.IsZero() {
+		ph.sleepUntil(timer, ph.deadline, false)
+	}
+}
+
 // sleepUntil waits until t (spinning for the last SpinWait) and reports
 // false if the phase was stopped meanwhile. precise uses nanosleep for waits
 // below a millisecond, which Go timers round up to ~1 ms; it blocks a thread,

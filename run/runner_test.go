@@ -503,3 +503,38 @@ func TestIntendedStartReachesScheduleAwareDB(t *testing.T) {
 		}
 	}
 }
+
+// A phase bounded by time lasts that time even when its schedule has nothing
+// left to issue, so its throughput is over its real length: 2 ops/s for
+// 700 ms is two operations in 0.7 s (2.9 ops/s), not two in the 0.5 s they
+// spanned (4 ops/s), and one operation before a think time of an hour is not
+// thousands of ops/s.
+func TestTimeBoundPhaseLastsItsDuration(t *testing.T) {
+	cases := []struct {
+		name  string
+		model Model
+		dur   time.Duration
+		count int64
+	}{
+		{"open slow rate", Open{Rate: 2}, 700 * time.Millisecond, 2},
+		{"closed long think", Closed{ThinkTime: time.Hour}, 300 * time.Millisecond, 1},
+		{"closed slow rate", Closed{Rate: 2}, 700 * time.Millisecond, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sums, err := Run(context.Background(), &fakeDB{}, &fakeWorkload{}, fast(Config{Clients: 1, Model: tc.model, Duration: tc.dur}), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := measureSummary(t, sums)
+			length := sum.End.Sub(sum.Start)
+			if sum.Overall.Count != tc.count || length < tc.dur {
+				t.Fatalf("%d operations over %v, want %d over at least %v", sum.Overall.Count, length, tc.count, tc.dur)
+			}
+			want := float64(tc.count) / length.Seconds()
+			if got := sum.Overall.Throughput; got < want*0.99 || got > want*1.01 {
+				t.Errorf("throughput %.3f ops/s, want %d ops over the phase's %v = %.3f", got, tc.count, length, want)
+			}
+		})
+	}
+}

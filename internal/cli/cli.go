@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/results"
 )
 
 // env is what every command gets: where to write, and the process's inputs.
@@ -72,7 +73,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return 2
 	default:
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
-		if experiment.IsInput(err) {
+		if experiment.IsInput(err) || errors.Is(err, results.ErrNoRun) {
 			return 2
 		}
 		return 1

@@ -233,3 +233,56 @@ func TestConcurrentRunsShareAStore(t *testing.T) {
 		}
 	}
 }
+
+// No output may overwrite the results store or another output, and a path
+// that cannot be written is bad input before anything runs or is stored.
+func TestOutputsNeverOverwriteTheStore(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "r.db")
+	code, _, errOut := dbrig(t, context.Background(), "run", "--driver", "null", "--store", store, "--quiet",
+		"-p", "recordcount=10", "-p", "operationcount=100")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	before, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pebbleDir := filepath.Join(dir, "pebble")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"report over the store", []string{"report", "1", "--store", store, "-o", store}, "results store"},
+		{"hdrlog over the store", []string{"run", "--driver", "null", "--store", store, "-p", "recordcount=10", "--hdrlog", store}, "results store"},
+		{"hdrlog inside the data dir", []string{"run", "--store", store, "-p", "recordcount=10", "-p", "pebble.dir=" + pebbleDir, "--hdrlog", filepath.Join(pebbleDir, "x")}, "pebble.dir"},
+		{"report to a directory", []string{"report", "1", "--store", store, "-o", dir}, "is a directory"},
+		{"report of an unknown run", []string{"report", "99", "--store", store, "-o", filepath.Join(dir, "x.html")}, "99"},
+		{"runs list with a bogus status", []string{"runs", "list", "--store", store, "--status", "bogus"}, "bogus"},
+	}
+	os.Mkdir(pebbleDir, 0o755)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := dbrig(t, context.Background(), tc.args...)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and a message mentioning %q", code, errOut, tc.want)
+			}
+		})
+	}
+	after, err := os.ReadFile(store)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("the results store changed (%d → %d bytes, %v)", len(before), len(after), err)
+	}
+	if runs, _ := openStore(t, store).ListRuns(context.Background(), results.Filter{}); len(runs) != 1 {
+		t.Errorf("%d runs stored, want only the first", len(runs))
+	}
+	// -o into a missing directory creates it, as --png does.
+	out := filepath.Join(dir, "new", "sub", "r.html")
+	if code, _, errOut := dbrig(t, context.Background(), "report", "1", "--store", store, "-o", out); code != 0 {
+		t.Fatalf("report into a new directory: exit %d: %s", code, errOut)
+	}
+	if st, err := os.Stat(out); err != nil || st.Size() == 0 {
+		t.Errorf("report not written: %v", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/internal/outfile"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/web"
@@ -39,28 +40,39 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 			return usagef("run id %q: expected a positive number (see dbrig runs list)", p)
 		}
 	}
+	if *out == "" {
+		*out = "report-" + pos[0] + ".html"
+	}
+	var protected []outfile.Path
+	if f, ok := results.File(*storeDSN); ok {
+		protected = append(protected, outfile.Path{Role: "results store", Path: f})
+	}
+	if err := outfile.Check([]outfile.Path{{Role: "-o", Path: *out}}, protected); err != nil {
+		return &experiment.InputError{Err: err}
+	}
+	if *pngDir != "" {
+		if err := os.MkdirAll(*pngDir, 0o755); err != nil {
+			return &experiment.InputError{Err: fmt.Errorf("--png %s: %w", *pngDir, err)}
+		}
+	}
 	store, err := results.OpenExisting(ctx, *storeDSN)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if *out == "" {
-		*out = "report-" + pos[0] + ".html"
-	}
 	rep, err := report.Build(ctx, store, ids)
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(*out)
+	f, err := outfile.Create(*out)
 	if err != nil {
 		return err
 	}
+	defer f.Abort() // removes only the temporary file, never *out
 	if err := report.RenderHTML(f, rep); err != nil {
-		f.Close()
-		os.Remove(*out)
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := f.Close(); err != nil {
+	if err := f.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\n", *out)

@@ -36,6 +36,11 @@ func runsCmd(ctx context.Context, e *env, args []string) error {
 	if len(pos) == 0 {
 		return usagef("dbrig runs: expected list, show ID or compare ID ID")
 	}
+	switch f.Status {
+	case "", "running", "done", "failed", "interrupted":
+	default:
+		return usagef("--status %q: expected running, done, failed or interrupted", f.Status)
+	}
 	if *since > 0 {
 		f.Since = time.Now().Add(-*since)
 	}
