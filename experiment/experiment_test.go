@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +54,8 @@ func TestResolveRejectsBadInput(t *testing.T) {
 		{"bad model", Options{Model: "sideways"}, "sideways"},
 		{"open without rate", Options{Model: run.OpenName}, "rate"},
 		{"missing file", Options{PropFiles: []string{"/nonexistent/wl"}}, "/nonexistent/wl"},
+		{"a device", Options{PropFiles: []string{"/dev/zero"}}, "not a regular file"},
+		{"a directory", Options{PropFiles: []string{"/tmp"}}, "not a regular file"},
 		{"no bound", Options{Props: []string{"operationcount=0"}, PropFiles: []string{"workloada"}}, "bound"},
 	}
 	for _, tc := range cases {
@@ -65,6 +68,24 @@ func TestResolveRejectsBadInput(t *testing.T) {
 	}
 	if !errors.Is(mustErr(Resolve(Options{Driver: "nosuch"})), driver.ErrUnknownDriver) {
 		t.Error("unknown driver is not driver.ErrUnknownDriver")
+	}
+}
+
+// A FIFO given to -P is refused at once instead of blocking the run.
+func TestResolveRefusesFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Resolve(Options{PropFiles: []string{fifo}}); done <- err }()
+	select {
+	case err := <-done:
+		if !IsInput(err) || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Resolve(-P fifo) = %v, want bad input: not a regular file", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Resolve blocked on a FIFO")
 	}
 }
 

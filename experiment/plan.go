@@ -157,7 +157,7 @@ func buildProps(files, sets []string, overrides []Override) (*spec.Props, string
 		sets = append(append([]string(nil), quickstart...), sets...)
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := readPropFile(f)
 		name := f
 		if errors.Is(err, os.ErrNotExist) {
 			if builtin, ok := ycsb.Builtin(f); ok {
@@ -184,6 +184,22 @@ func buildProps(files, sets []string, overrides []Override) (*spec.Props, string
 		fmt.Fprintf(&text, "# %s: %s=%s\n", o.Flag, o.Key, spec.RedactProp(o.Key, o.Value))
 	}
 	return p, text.String(), nil
+}
+
+// readPropFile reads a -P file: a regular file of at most spec.MaxFileSize
+// (a FIFO would block the run forever, a device could be endless).
+func readPropFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%v): expected a property file", st.Mode().Type())
+	}
+	if st.Size() > spec.MaxFileSize {
+		return nil, fmt.Errorf("%d bytes: expected a property file of at most %d MB", st.Size(), spec.MaxFileSize>>20)
+	}
+	return os.ReadFile(path)
 }
 
 // loadConfig builds the runner's config from YCSB's properties threadcount,

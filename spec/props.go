@@ -4,7 +4,6 @@
 package spec
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -95,45 +94,15 @@ func (p *Props) LoadFile(path string) error {
 	return p.Load(path, f)
 }
 
-// Load reads properties as YCSB does (java.util.Properties): "key=value",
-// "key: value" or "key value"; '#' and '!' start comments; a trailing
-// backslash continues a line. name is used in error sources.
+// Load reads properties exactly as YCSB does (java.util.Properties.load; see
+// parseProperties). name is used in error sources (file:line).
 func (p *Props) Load(name string, r io.Reader) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	lineNo, startLine := 0, 0
-	var pending strings.Builder
-	for sc.Scan() {
-		lineNo++
-		line := strings.TrimLeft(sc.Text(), " \t\f")
-		if pending.Len() == 0 {
-			if line == "" || line[0] == '#' || line[0] == '!' {
-				continue
-			}
-			startLine = lineNo
-		}
-		if strings.HasSuffix(line, `\`) && !strings.HasSuffix(line, `\\`) {
-			pending.WriteString(strings.TrimSuffix(line, `\`))
-			continue
-		}
-		pending.WriteString(line)
-		logical := pending.String()
-		pending.Reset()
-		src := Source{File: name, Line: startLine}
-		i := strings.IndexAny(logical, "=: \t")
-		if i < 0 {
-			p.Set(logical, "", src)
-			continue
-		}
-		key := logical[:i]
-		rest := strings.TrimLeft(logical[i:], " \t")
-		if rest != "" && (rest[0] == '=' || rest[0] == ':') {
-			rest = rest[1:]
-		}
-		p.Set(key, strings.TrimSpace(rest), src)
+	props, err := parseProperties(name, r)
+	if err != nil {
+		return err
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("property file %s: %w", name, err)
+	for _, e := range props {
+		p.Set(e.key, e.value, Source{File: name, Line: e.line})
 	}
 	return nil
 }
@@ -173,6 +142,7 @@ func (p *Props) String(key, def string) string {
 // Int returns key as an integer, or def when unset.
 func (p *Props) Int(key string, def int64) (int64, error) {
 	v, src, ok := p.Lookup(key)
+	v = strings.TrimSpace(v) // Java keeps trailing blanks; a number does not care
 	if !ok {
 		return def, nil
 	}
@@ -195,6 +165,7 @@ func (p *Props) IntMin(key string, def, min int64) (int64, error) {
 // Float returns key as a number, or def when unset.
 func (p *Props) Float(key string, def float64) (float64, error) {
 	v, src, ok := p.Lookup(key)
+	v = strings.TrimSpace(v) // Java keeps trailing blanks; a number does not care
 	if !ok {
 		return def, nil
 	}
@@ -209,6 +180,7 @@ func (p *Props) Float(key string, def float64) (float64, error) {
 // strict), or def when unset.
 func (p *Props) Bool(key string, def bool) (bool, error) {
 	v, src, ok := p.Lookup(key)
+	v = strings.TrimSpace(v) // Java keeps trailing blanks; a number does not care
 	if !ok {
 		return def, nil
 	}
@@ -225,6 +197,7 @@ func (p *Props) Bool(key string, def bool) (bool, error) {
 // taken as seconds.
 func (p *Props) Duration(key string, def time.Duration) (time.Duration, error) {
 	v, src, ok := p.Lookup(key)
+	v = strings.TrimSpace(v) // Java keeps trailing blanks; a number does not care
 	if !ok {
 		return def, nil
 	}
@@ -241,6 +214,7 @@ func (p *Props) Duration(key string, def time.Duration) (time.Duration, error) {
 // Choice returns key's value, which must be one of choices (first is default).
 func (p *Props) Choice(key string, choices ...string) (string, error) {
 	v, src, ok := p.Lookup(key)
+	v = strings.TrimSpace(v) // Java keeps trailing blanks; a number does not care
 	if !ok {
 		return choices[0], nil
 	}

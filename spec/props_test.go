@@ -16,7 +16,7 @@ func TestLoadJavaProperties(t *testing.T) {
 	}
 	tests := []struct{ key, want string }{
 		{"recordcount", "1000"}, {"readproportion", "0.5"}, {"fieldlength", "100"},
-		{"table", "usertable"}, {"long", "ab"}, {"empty", ""},
+		{"table", "usertable  "}, {"long", "ab"}, {"empty", ""}, // trailing space kept, as Java does
 	}
 	for _, tc := range tests {
 		if got := p.String(tc.key, "<unset>"); got != tc.want {
