@@ -90,7 +90,7 @@ func TestZipfian(t *testing.T) {
 		}
 		// Gray's method is exact for the first two items and approximates the
 		// rest; its own pmf is computable exactly, so that is what is tested…
-		gray := grayPMF(z, tc.items)
+		gray := grayPMF(tc.items, tc.items, tc.theta, zetaSum(0, tc.items, tc.theta, 0))
 		if err := chiSquared(c, gray); err != nil {
 			t.Errorf("%+v: against the algorithm's pmf: %v", tc, err)
 		}
@@ -132,8 +132,22 @@ func TestZipfianNextNGrows(t *testing.T) {
 	for i := 0; i < samples; i++ {
 		c[z.NextN(80)]++
 	}
-	if err := chiSquared(c, grayPMF(z, 80)); err != nil {
+	if err := chiSquared(c, grayPMF(80, 80, 0.99, zetaSum(0, 80, 0.99, 0))); err != nil {
 		t.Error(err)
+	}
+}
+
+// YCSB's default zipfian constant is 0.99, and its scrambled zipfian's
+// ZETAN is ζ(1e10, 0.99): changing either changes which keys are hot.
+func TestDefaultConstantIsYCSBs(t *testing.T) {
+	if DefaultZipfianConstant != 0.99 {
+		t.Errorf("DefaultZipfianConstant = %v, YCSB's is 0.99", DefaultZipfianConstant)
+	}
+	if z := Zeta(10_000_000_000, DefaultZipfianConstant); math.Abs(z-26.46902820178302) > 1e-9 {
+		t.Errorf("ζ(1e10, default constant) = %.15g, YCSB's ZETAN is 26.46902820178302", z)
+	}
+	if scrambledZetan != 26.46902820178302 {
+		t.Errorf("scrambledZetan = %v, YCSB's ZETAN is 26.46902820178302", scrambledZetan)
 	}
 }
 
@@ -169,13 +183,25 @@ func TestScrambledZipfian(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The most popular zipfian item, 0, lands on fnv(0) % n with probability
-	// 1/ZETAN plus its share of the others (~ (1 − 1/ZETAN)/n).
-	hot := FNVHash64(0) % n
-	p := 1/scrambledZetan + (1-1/scrambledZetan)/n
-	if d := math.Abs(float64(c[hot]) - p*samples); d > 4*math.Sqrt(p*(1-p)*samples) {
-		t.Errorf("key %d drawn %d times, expected about %.0f", hot+min, c[hot], p*samples)
+	// The whole pmf, from the formulas: Gray's pmf over YCSB's item space
+	// (1e16+1 items, YCSB's ZETAN) for the first million items, each moved
+	// to FNV(item) % n; the remaining mass is spread over 1e16 items by the
+	// hash, i.e. evenly over the keys.
+	const head = 1_000_000
+	gray := grayPMF(scrambledItemCount+1, head, 0.99, 26.46902820178302)
+	pmf := make([]float64, n)
+	rest := 1.0
+	for i, p := range gray {
+		pmf[uint64(FNVHash64(int64(i)))%n] += p
+		rest -= p
 	}
+	for i := range pmf {
+		pmf[i] += rest / n
+	}
+	if err := chiSquared(c, pmf); err != nil {
+		t.Errorf("scrambled zipfian against its pmf: %v", err)
+	}
+	hot := FNVHash64(0) % n
 	// Popular items are scattered, not clustered at min like the plain zipfian.
 	if c[0] > c[hot]/4 && hot != 0 {
 		t.Errorf("min drawn %d times: popularity not scrambled", c[0])
@@ -456,7 +482,7 @@ func TestSkewedLatest(t *testing.T) {
 		}
 		c[last-v]++ // index = distance from the latest
 	}
-	if err := chiSquared(c[:last], grayPMF(l.z, last)); err != nil {
+	if err := chiSquared(c[:last], grayPMF(last, last, DefaultZipfianConstant, zetaSum(0, last, DefaultZipfianConstant, 0))); err != nil {
 		t.Error(err)
 	}
 	// New acknowledged keys become the most popular.

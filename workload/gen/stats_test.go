@@ -75,20 +75,26 @@ func counts(size int, n int, next func() int64, offset int64) ([]int64, error) {
 	return c, nil
 }
 
-// grayPMF is the exact pmf of Gray's algorithm as implemented by Zipfian over
-// n items: item 0 for u < 1/ζ, item 1 for u < (1+0.5^θ)/ζ, and above that
-// floor(n·(ηu−η+1)^α) = k for u in [g(k), g(k+1)).
-func grayPMF(z *Zipfian, n int64) []float64 {
-	p := make([]float64, n)
-	u1 := 1 / z.zetan
-	u2 := (1 + z.half) / z.zetan
+// grayPMF is the pmf of Gray et al.'s zipfian method ("Quickly generating
+// billion-record synthetic databases", as YCSB implements it) over items
+// 0..k-1 of a generator with n items, constant theta and normalising
+// constant zetan, computed from the formulas alone — never from a
+// generator's internal state, so a wrong eta or alpha in the code cannot
+// pass. Item 0 takes u < 1/ζn, item 1 takes u < (1+0.5^θ)/ζn, and item j ≥ 2
+// the u for which ⌊n·(η·u − η + 1)^(1/(1−θ))⌋ = j.
+func grayPMF(n, k int64, theta, zetan float64) []float64 {
+	zeta2 := 1 + math.Pow(2, -theta)
+	eta := (1 - math.Pow(2/float64(n), 1-theta)) / (1 - zeta2/zetan)
+	p := make([]float64, k)
+	u1 := 1 / zetan
+	u2 := (1 + math.Pow(0.5, theta)) / zetan
 	p[0] += u1
 	p[1] += u2 - u1
-	g := func(x float64) float64 { return (math.Pow(x/float64(n), 1-z.theta)-1)/z.eta + 1 }
-	for k := int64(0); k < n; k++ {
-		lo, hi := math.Max(g(float64(k)), u2), math.Min(g(float64(k+1)), 1)
+	g := func(x float64) float64 { return (math.Pow(x/float64(n), 1-theta)-1)/eta + 1 }
+	for j := int64(0); j < k; j++ {
+		lo, hi := math.Max(g(float64(j)), u2), math.Min(g(float64(j+1)), 1)
 		if hi > lo {
-			p[k] += hi - lo
+			p[j] += hi - lo
 		}
 	}
 	return p
