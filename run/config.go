@@ -6,6 +6,7 @@
 package run
 
 import (
+	"fmt"
 	"time"
 )
 
@@ -15,6 +16,11 @@ const (
 	DefaultLoadBatch  = 100
 	DefaultInterval   = time.Second
 	DefaultGrace      = 5 * time.Second
+	// MaxClients bounds Clients and LoadClients: each is a goroutine with
+	// its own workload state, and past this many the harness, not the
+	// system, is what gets measured (and memory runs out before the run
+	// starts). Many load generators are the way to more (see the roadmap).
+	MaxClients = 100_000
 )
 
 // Config says how to run. Zero values take the defaults noted per field.
@@ -92,6 +98,8 @@ func (c Config) check(run bool) error {
 		return bad("clients", c.Clients, "need at least 1")
 	case c.LoadClients < 1:
 		return bad("load clients", c.LoadClients, "need at least 1")
+	case c.Clients > MaxClients || c.LoadClients > MaxClients:
+		return bad("clients", max(c.Clients, c.LoadClients), fmt.Sprintf("at most %d per dbrig process", MaxClients))
 	case c.LoadBatch < 1:
 		return bad("load batch", c.LoadBatch, "need at least 1")
 	case c.Interval < 10*time.Millisecond:

@@ -71,6 +71,7 @@ func TestConfigErrors(t *testing.T) {
 		{"think with rate", func(c *Config) { c.Model = Closed{Rate: 10, ThinkTime: time.Millisecond} }, "think time"},
 		{"negative duration", func(c *Config) { c.Duration = -time.Second }, "duration = -1s"},
 		{"negative backlog", func(c *Config) { c.Model = Open{Rate: 10, MaxBacklog: -1} }, "max backlog"},
+		{"too many clients", func(c *Config) { c.Clients = MaxClients + 1 }, "at most 100000"},
 		{"tiny interval", func(c *Config) { c.Interval = time.Millisecond }, "interval = 1ms"},
 	}
 	for _, tc := range cases {

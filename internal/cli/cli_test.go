@@ -286,3 +286,21 @@ func TestOutputsNeverOverwriteTheStore(t *testing.T) {
 		t.Errorf("report not written: %v", err)
 	}
 }
+
+// Listening on every interface is allowed but said loudly: the dashboard has
+// no login.
+func TestServeWarnsOffLoopback(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	openStore(t, store)
+	for _, tc := range []struct {
+		addr string
+		warn bool
+	}{{"127.0.0.1:0", false}, {":0", true}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(300*time.Millisecond, cancel)
+		code, _, errOut := dbrig(t, ctx, "serve", "--store", store, "--addr", tc.addr)
+		if code != 0 || strings.Contains(errOut, "reachable from other machines") != tc.warn {
+			t.Errorf("serve --addr %s: exit %d, warned %v, want warned %v; stderr %q", tc.addr, code, !tc.warn, tc.warn, errOut)
+		}
+	}
+}

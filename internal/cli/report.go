@@ -112,6 +112,9 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return &experiment.InputError{Err: fmt.Errorf("--addr %s: %w", *addr, err)}
 	}
+	if !isLoopback(ln.Addr()) {
+		fmt.Fprintf(e.stderr, "warning: the dashboard listens on %s, reachable from other machines; it has no login (use 127.0.0.1:PORT to keep it local)\n", ln.Addr())
+	}
 	srv := &http.Server{Handler: web.NewServer(store), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "dbrig dashboard on http://%s (results: %s); Ctrl-C stops it\n", ln.Addr(), store.Name())
 	errc := make(chan error, 1)
@@ -124,4 +127,11 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		defer cancel()
 		return srv.Shutdown(sctx)
 	}
+}
+
+// isLoopback tells whether a listening address is reachable from this
+// machine only.
+func isLoopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
 }
