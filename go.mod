@@ -14,6 +14,7 @@ require (
 	go.etcd.io/etcd/api/v3 v3.6.5
 	go.etcd.io/etcd/client/v3 v3.6.5
 	go.uber.org/zap v1.27.0
+	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/net v0.38.0
 	golang.org/x/sys v0.36.0
 	gonum.org/v1/plot v0.17.0
