@@ -22,8 +22,9 @@ func IsInput(err error) bool {
 	var ie *InputError
 	var pe *spec.PropError
 	var ue *spec.UnknownError
+	var fe *spec.FileError
 	var ce *run.ConfigError
-	return errors.As(err, &ie) || errors.As(err, &pe) || errors.As(err, &ue) || errors.As(err, &ce) ||
+	return errors.As(err, &ie) || errors.As(err, &pe) || errors.As(err, &ue) || errors.As(err, &fe) || errors.As(err, &ce) ||
 		errors.Is(err, driver.ErrUnknownDriver)
 }
 

@@ -38,7 +38,7 @@ func TestResolveOverridesWin(t *testing.T) {
 	if m["maxexecutiontime"] != "2.5" || m["threadcount"] != "3" {
 		t.Errorf("stored properties %v, want the overridden values", m)
 	}
-	if !strings.Contains(p.SpecText, "# --duration: maxexecutiontime=2.5") {
+	if !strings.Contains(p.SpecText, "# flag --duration: maxexecutiontime=2.5") {
 		t.Errorf("spec text does not show the override:\n%s", p.SpecText)
 	}
 }

@@ -56,9 +56,10 @@ type Options struct {
 	Registry driver.Registry // nil = every driver dbrig has
 }
 
-// Override is one property set by a dedicated flag.
+// Override is one property set by a dedicated flag or an experiment file.
 type Override struct {
 	Flag, Key, Value string
+	Src              spec.Source // where it was set; zero: the flag
 }
 
 // Plan is a resolved experiment: every choice made, every input checked.
@@ -180,8 +181,12 @@ func buildProps(files, sets []string, overrides []Override) (*spec.Props, string
 		fmt.Fprintf(&text, "# -p %s=%s\n", k, spec.RedactProp(k, v))
 	}
 	for _, o := range overrides {
-		p.Set(o.Key, o.Value, spec.Source{Flag: o.Flag})
-		fmt.Fprintf(&text, "# %s: %s=%s\n", o.Flag, o.Key, spec.RedactProp(o.Key, o.Value))
+		src := o.Src
+		if src == (spec.Source{}) {
+			src = spec.Source{Flag: o.Flag}
+		}
+		p.Set(o.Key, o.Value, src)
+		fmt.Fprintf(&text, "# %s: %s=%s\n", src, o.Key, spec.RedactProp(o.Key, o.Value))
 	}
 	return p, text.String(), nil
 }

@@ -37,6 +37,14 @@ type JSONResult struct {
 // JSON writes the last measure phase of sums (or the last phase when there
 // is none, e.g. for a load-only run) as one JSON object.
 func JSON(w io.Writer, runID int64, status string, sums []measure.Summary) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(Result(runID, status, sums))
+}
+
+// Result is the JSON form of a run's last measure phase (or its last phase
+// when there is none), as JSON writes it.
+func Result(runID int64, status string, sums []measure.Summary) JSONResult {
 	s, ok := Measure(sums)
 	if !ok && len(sums) > 0 {
 		s = sums[len(sums)-1]
@@ -47,9 +55,7 @@ func JSON(w io.Writer, runID int64, status string, sums []measure.Summary) error
 		res.Ops[o.Op] = jsonStats(o, o.Response)
 		res.Service[o.Op] = jsonStats(o, o.Service)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(res)
+	return res
 }
 
 func jsonStats(o measure.OpSummary, st measure.Stats) JSONStats {

@@ -1,0 +1,213 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/all"
+	"github.com/dbrig/dbrig/spec"
+)
+
+// MaxRunsWithoutConfirm bounds how many runs an experiment file may make
+// unless the user confirms (dbrig bench --yes): a matrix multiplies fast.
+const MaxRunsWithoutConfirm = 100
+
+// BenchOptions are the command-line choices that apply to a whole file.
+type BenchOptions struct {
+	Sets     []string // --set key.path=value, applied before the matrix
+	Store    string
+	HDRLog   string // one log per run: the run number is added before the extension
+	Yes      bool   // allow more than MaxRunsWithoutConfirm runs
+	Registry driver.Registry
+}
+
+// Bench is an experiment file resolved into the runs it makes, each with
+// its plan: everything is checked before the first run starts.
+type Bench struct {
+	File string
+	Name string
+	Runs []BenchRun
+}
+
+// BenchRun is one run of a Bench: a matrix combination and a repetition.
+type BenchRun struct {
+	Exp    spec.Experiment
+	Repeat int // 1-based
+	Plan   *Plan
+}
+
+// Label names the run among its siblings: its matrix values and repetition.
+func (r BenchRun) Label() string {
+	var parts []string
+	for _, m := range r.Exp.Matrix {
+		parts = append(parts, shortKey(m.Key)+"="+m.Value)
+	}
+	if r.Exp.Repeat > 1 {
+		parts = append(parts, fmt.Sprintf("rep=%d", r.Repeat))
+	}
+	return strings.Join(parts, " ")
+}
+
+func shortKey(k string) string {
+	if i := strings.LastIndex(k, "."); i >= 0 {
+		return k[i+1:]
+	}
+	return k
+}
+
+// ResolveBench reads an experiment file and resolves every run it makes.
+// Every error is bad input with the file's position.
+func ResolveBench(path string, o BenchOptions) (*Bench, error) {
+	if o.Registry == nil {
+		o.Registry = all.Registry()
+	}
+	n, err := spec.CountCombinations(path)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	exps, err := spec.ReadExperiment(path, o.Sets)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	total := n * exps[0].Repeat
+	if total > MaxRunsWithoutConfirm && !o.Yes {
+		return nil, &InputError{Err: exps[0].Errorf("matrix", "makes %d runs (matrix × repeat): more than %d; say --yes if that is meant", total, MaxRunsWithoutConfirm)}
+	}
+	b := &Bench{File: path, Name: exps[0].Name}
+	if b.Name == "" {
+		b.Name = strings.TrimSuffix(baseName(path), ".yaml")
+	}
+	for _, e := range exps {
+		for rep := 1; rep <= e.Repeat; rep++ {
+			r := BenchRun{Exp: e, Repeat: rep}
+			opts, err := benchOptions(e, b.Name, r.Label(), o)
+			if err != nil {
+				return nil, &InputError{Err: err}
+			}
+			if len(b.Runs) > 0 && o.HDRLog != "" {
+				opts.HDRLog = numbered(o.HDRLog, len(b.Runs)+1)
+			}
+			if r.Plan, err = Resolve(opts); err != nil {
+				return nil, err
+			}
+			b.Runs = append(b.Runs, r)
+		}
+	}
+	return b, nil
+}
+
+// benchOptions turns one combination of an experiment file into the
+// options of one run. Values from the file keep their file:line, so a bad
+// property is reported where it was written.
+func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Options, error) {
+	if _, ok := o.Registry[e.System.Driver]; !ok {
+		return Options{}, e.Errorf("system.driver", "%v %q (expected one of: %s)", driver.ErrUnknownDriver, e.System.Driver, strings.Join(o.Registry.Names(), ", "))
+	}
+	if e.System.Cluster != nil {
+		return Options{}, e.Errorf("system.cluster", "local clusters are not wired into dbrig bench yet: run the system yourself and give its endpoints in system.props")
+	}
+	if len(e.Load.Schedule) > 0 {
+		return Options{}, e.Errorf("load.schedule", "rate schedules are not supported yet: give load.rate")
+	}
+	opts := Options{
+		Driver: e.System.Driver, PropFiles: e.Workload.Files,
+		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.Think,
+		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Seed,
+		SkipLoad: !e.Dataset.Load, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry,
+		Name:    strings.TrimSpace(name + " " + label),
+		Tags:    append([]string{"experiment:" + name}, e.Tags...),
+		Command: "dbrig bench " + e.File,
+	}
+	if len(opts.PropFiles) == 0 {
+		opts.PropFiles = []string{"workloada"}
+	}
+	if e.System.Version != "" {
+		opts.Tags = append(opts.Tags, "version:"+e.System.Version)
+	}
+	for _, m := range e.Matrix {
+		opts.Tags = append(opts.Tags, shortKey(m.Key)+":"+m.Value)
+	}
+	set := func(path, key, value string) {
+		src := spec.Source{File: e.File}
+		if p, ok := e.Position(path); ok {
+			src.Line = p.Line
+		}
+		opts.Overrides = append(opts.Overrides, Override{Flag: path, Key: key, Value: value, Src: src})
+	}
+	for _, k := range sortedKeys(e.System.Props) {
+		set("system.props."+k, k, e.System.Props[k])
+	}
+	for _, k := range sortedKeys(e.Workload.Props) {
+		set("workload.props."+k, k, e.Workload.Props[k])
+	}
+	if e.Dataset.Records > 0 {
+		set("dataset.records", "recordcount", strconv.FormatInt(e.Dataset.Records, 10))
+	}
+	if e.Load.Clients > 0 {
+		set("load.clients", "threadcount", strconv.Itoa(e.Load.Clients))
+	}
+	if _, ok := e.Position("load.rate"); ok {
+		set("load.rate", "target", strconv.FormatFloat(e.Load.Rate, 'g', -1, 64))
+	}
+	if _, ok := e.Position("load.operations"); ok {
+		set("load.operations", "operationcount", strconv.FormatInt(e.Load.Operations, 10))
+	} else if _, ok := e.Position("load.duration"); ok {
+		set("load.operations", "operationcount", "0") // a duration alone bounds the run
+	}
+	if _, ok := e.Position("load.duration"); ok {
+		set("load.duration", "maxexecutiontime", strconv.FormatFloat(e.Load.Duration.Seconds(), 'f', -1, 64))
+	}
+	return opts, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// numbered puts n before a path's extension: run.hlog → run-2.hlog.
+func numbered(path string, n int) string {
+	dot := strings.LastIndex(path, ".")
+	if dot <= strings.LastIndexAny(path, `/\`) {
+		return fmt.Sprintf("%s-%d", path, n)
+	}
+	return fmt.Sprintf("%s-%d%s", path[:dot], n, path[dot:])
+}
+
+// BenchOutcome is one executed run of a Bench.
+type BenchOutcome struct {
+	Run     BenchRun
+	Outcome *Outcome // nil: the run could not start (its error says why)
+	Err     error
+}
+
+// Execute performs the runs in order. An interrupted run ends the bench
+// (Ctrl-C means stop); a failed run does not stop the others. BeforeRun,
+// when set, is called before each run (to print its label).
+func (b *Bench) Execute(ctx context.Context, h Hooks, beforeRun func(i int, r BenchRun)) ([]BenchOutcome, error) {
+	var out []BenchOutcome
+	var errs []error
+	for i, r := range b.Runs {
+		if beforeRun != nil {
+			beforeRun(i, r)
+		}
+		o, err := Execute(ctx, r.Plan, h)
+		out = append(out, BenchOutcome{Run: r, Outcome: o, Err: err})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("run %d/%d (%s): %w", i+1, len(b.Runs), r.Label(), err))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return out, errors.Join(errs...)
+}

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/report"
+)
+
+// benchCmd: dbrig bench FILE.yaml [--dry-run] [--set k=v]… [--json]
+func benchCmd(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("dbrig bench", e.stderr)
+	var sets listFlag
+	fs.Var(&sets, "set", "override a value of the file: key.path=value (e.g. load.duration=5s, clients=4); repeatable")
+	dry := fs.Bool("dry-run", false, "print the resolved plan (every run) and exit")
+	yes := fs.Bool("yes", false, fmt.Sprintf("allow more than %d runs", experiment.MaxRunsWithoutConfirm))
+	store := fs.String("store", "", "results database: a SQLite path or postgres://… (default: per-user data path)")
+	hdrlog := fs.String("hdrlog", "", "also write an HdrHistogram interval log per run (numbered after the first)")
+	jsonOut := fs.Bool("json", false, "print one JSON document with every run on stdout (tables go to stderr)")
+	quiet := fs.Bool("quiet", false, "no live progress line")
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return errHelp
+	}
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	if len(pos) != 1 {
+		return usagef("dbrig bench: expected one experiment file (see examples/)")
+	}
+	b, err := experiment.ResolveBench(pos[0], experiment.BenchOptions{Sets: sets, Store: *store, HDRLog: *hdrlog, Yes: *yes})
+	if err != nil {
+		return err
+	}
+	if *dry {
+		printPlan(e.stdout, b)
+		return nil
+	}
+	table := e.stdout
+	if *jsonOut {
+		table = e.stderr
+	}
+	var prog *progress
+	hooks := experiment.Hooks{Warn: func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) }}
+	outs, runErr := b.Execute(ctx, hooks, func(i int, r experiment.BenchRun) {
+		fmt.Fprintf(e.stderr, "\n== %s: run %d of %d %s\n", b.Name, i+1, len(b.Runs), r.Label())
+		if *quiet {
+			return
+		}
+		prog.close()
+		prog = newProgress(e.stderr, map[string]bound{
+			measure.PhaseLoad:    {ops: r.Plan.LoadOps()},
+			measure.PhaseWarmup:  {dur: r.Plan.Config.Warmup},
+			measure.PhaseMeasure: {ops: r.Plan.Config.Operations, dur: r.Plan.Config.Duration},
+		})
+		hooks.Observer = prog
+	})
+	prog.close()
+	interrupted := false
+	for _, o := range outs {
+		if o.Outcome == nil {
+			continue
+		}
+		fmt.Fprintln(table)
+		report.Summary(table, report.Header{RunID: o.Outcome.RunID, Name: o.Run.Plan.Name, System: o.Run.Plan.Driver,
+			Workload: o.Run.Plan.WorkloadName(), Status: o.Outcome.Status}, o.Outcome.Phases)
+		interrupted = interrupted || o.Outcome.Status == experiment.StatusInterrupted
+	}
+	var ids []string
+	for _, o := range outs {
+		if o.Outcome != nil {
+			ids = append(ids, fmt.Sprint(o.Outcome.RunID))
+		}
+	}
+	if len(ids) > 0 {
+		fmt.Fprintf(table, "\n%d runs stored (tag experiment:%s); compare: dbrig report %s -o %s.html\n", len(ids), b.Name, strings.Join(ids, " "), b.Name)
+	}
+	if *jsonOut {
+		writeBenchJSON(e.stdout, b, outs)
+	}
+	if interrupted {
+		return errInterrupted
+	}
+	return runErr
+}
+
+// printPlan prints every run of a resolved bench: what --dry-run promises.
+func printPlan(w io.Writer, b *experiment.Bench) {
+	fmt.Fprintf(w, "experiment %s (%s): %d runs\n", b.Name, b.File, len(b.Runs))
+	for i, r := range b.Runs {
+		p := r.Plan
+		s := p.Config.Settings()
+		bound := []string{}
+		if p.Config.Operations > 0 {
+			bound = append(bound, fmt.Sprintf("%d operations", p.Config.Operations))
+		}
+		if p.Config.Duration > 0 {
+			bound = append(bound, p.Config.Duration.String())
+		}
+		fmt.Fprintf(w, "\nrun %d: %s\n", i+1, p.Name)
+		fmt.Fprintf(w, "  system     %s (no local cluster)\n", p.Driver)
+		fmt.Fprintf(w, "  workload   %s, %d records, load: %v\n", p.WorkloadName(), p.Workload.LoadCount(), !p.SkipLoad)
+		model := fmt.Sprintf("%s, %d clients", s.Model, p.Config.Clients)
+		if s.Rate > 0 {
+			model += fmt.Sprintf(", %g ops/s", s.Rate)
+		}
+		if s.Model == "open" {
+			model += ", " + s.Arrival + " arrivals"
+		}
+		if s.ThinkTime > 0 {
+			model += ", think " + s.ThinkTime.String()
+		}
+		fmt.Fprintf(w, "  load model %s\n", model)
+		fmt.Fprintf(w, "  phases     warmup %v, measure %s\n", p.Config.Warmup, strings.Join(bound, " or "))
+		fmt.Fprintf(w, "  tags       %s\n", strings.Join(p.Tags, ", "))
+		fmt.Fprintf(w, "  properties %s\n", propsLine(p.Props.Map()))
+	}
+}
+
+func propsLine(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, " ")
+}
+
+// benchJSON is `dbrig bench --json`: the experiment, each run with its
+// matrix values and the same ops/service blocks as `dbrig run --json`.
+type benchJSON struct {
+	Experiment string         `json:"experiment"`
+	File       string         `json:"file"`
+	Runs       []benchRunJSON `json:"runs"`
+	Nodes      []any          `json:"nodes"`
+	Events     []any          `json:"events"`
+}
+
+type benchRunJSON struct {
+	report.JSONResult
+	Name   string            `json:"name"`
+	Matrix map[string]string `json:"matrix"`
+	Repeat int               `json:"repeat"`
+	Error  string            `json:"error,omitempty"`
+}
+
+func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome) error {
+	doc := benchJSON{Experiment: b.Name, File: b.File, Runs: []benchRunJSON{}, Nodes: []any{}, Events: []any{}}
+	for _, o := range outs {
+		r := benchRunJSON{Name: o.Run.Plan.Name, Matrix: map[string]string{}, Repeat: o.Run.Repeat}
+		for _, m := range o.Run.Exp.Matrix {
+			r.Matrix[m.Key] = m.Value
+		}
+		if o.Outcome != nil {
+			r.JSONResult = report.Result(o.Outcome.RunID, o.Outcome.Status, o.Outcome.Phases)
+		}
+		if o.Err != nil {
+			r.Error = o.Err.Error()
+		}
+		doc.Runs = append(doc.Runs, r)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
