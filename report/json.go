@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/measure"
 )
 
@@ -37,13 +38,10 @@ type JSONResult struct {
 // JSON writes the last measure phase of sums (or the last phase when there
 // is none, e.g. for a load-only run) as one JSON object.
 func JSON(w io.Writer, runID int64, status string, sums []measure.Summary) error {
-	s, ok := Measure(sums)
-	if !ok && len(sums) > 0 {
-		s = sums[len(sums)-1]
-	}
+	s, _, _ := analysis.ShownPhase(sums)
 	res := JSONResult{RunID: runID, Status: status, Phase: s.Phase, DurationS: s.End.Sub(s.Start).Seconds(),
 		Dropped: s.Dropped, Ops: map[string]JSONStats{}, Service: map[string]JSONStats{}}
-	for _, o := range append(append([]measure.OpSummary(nil), s.Ops...), overall(s)) {
+	for _, o := range analysis.WithOverall(s) {
 		res.Ops[o.Op] = jsonStats(o, o.Response)
 		res.Service[o.Op] = jsonStats(o, o.Service)
 	}
@@ -55,15 +53,4 @@ func JSON(w io.Writer, runID int64, status string, sums []measure.Summary) error
 func jsonStats(o measure.OpSummary, st measure.Stats) JSONStats {
 	return JSONStats{Count: o.Count, Errors: o.Errors, Throughput: o.Throughput, MeanUS: st.Mean,
 		P50US: st.P50, P90US: st.P90, P95US: st.P95, P99US: st.P99, P999US: st.P999, MaxUS: st.Max}
-}
-
-// Measure returns the last measure phase of a run's summaries, for YCSB and
-// JSON output.
-func Measure(sums []measure.Summary) (measure.Summary, bool) {
-	for i := len(sums) - 1; i >= 0; i-- {
-		if sums[i].Phase == measure.PhaseMeasure {
-			return sums[i], true
-		}
-	}
-	return measure.Summary{}, false
 }
