@@ -49,6 +49,21 @@ func ShownPhase(phases []measure.Summary) (s measure.Summary, note string, ok bo
 	return measure.Summary{}, "", false
 }
 
+// MeasurePhases are the phases a run's summary lists: its measure phases,
+// or every phase when there is none (e.g. a load-only command).
+func MeasurePhases(sums []measure.Summary) []measure.Summary {
+	var out []measure.Summary
+	for _, s := range sums {
+		if s.Phase == measure.PhaseMeasure {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return sums
+	}
+	return out
+}
+
 // ReadRuns reads the runs from the store, in the given order. An unknown id
 // is an error that wraps results.ErrNoRun and names the id.
 func ReadRuns(ctx context.Context, store *results.Store, ids []int64) ([]Run, error) {

@@ -162,3 +162,14 @@ func TestDistGrid(t *testing.T) {
 		t.Errorf("Percentiles = %v, want p50 50, p90 90, …, a gap beyond the 100 values", y)
 	}
 }
+
+func TestMeasurePhases(t *testing.T) {
+	m1, m2 := measure.Summary{Phase: measure.PhaseMeasure, Dropped: 1}, measure.Summary{Phase: measure.PhaseMeasure, Dropped: 2}
+	warm, load := measure.Summary{Phase: measure.PhaseWarmup}, measure.Summary{Phase: measure.PhaseLoad}
+	if got := MeasurePhases([]measure.Summary{warm, m1, m2}); len(got) != 2 || got[0].Dropped != 1 || got[1].Dropped != 2 {
+		t.Errorf("MeasurePhases = %+v, want both measure phases in order", got)
+	}
+	if got := MeasurePhases([]measure.Summary{warm, load}); len(got) != 2 || got[1].Phase != measure.PhaseLoad {
+		t.Errorf("without a measure phase MeasurePhases = %+v, want every phase", got)
+	}
+}

@@ -49,21 +49,6 @@ func (h Header) String() string {
 	return strings.Join(parts, " · ")
 }
 
-// measurePhases returns the phases that count; when there is none (e.g. a
-// load-only command) every phase is shown instead.
-func measurePhases(sums []measure.Summary) []measure.Summary {
-	var out []measure.Summary
-	for _, s := range sums {
-		if s.Phase == measure.PhaseMeasure {
-			out = append(out, s)
-		}
-	}
-	if len(out) == 0 {
-		return sums
-	}
-	return out
-}
-
 // Summary writes an aligned table of response times per operation for each
 // measure phase, then service-time p99 per operation, dropped operations and
 // the most frequent errors.
@@ -72,7 +57,7 @@ func Summary(w io.Writer, h Header, sums []measure.Summary) error {
 	if s := h.String(); s != "" {
 		ew.printf("%s\n", s)
 	}
-	phases := measurePhases(sums)
+	phases := analysis.MeasurePhases(sums)
 	if len(phases) == 0 {
 		ew.printf("no phase was completed\n")
 	}
