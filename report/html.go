@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/analysis"
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 )
@@ -44,6 +46,16 @@ var templates = template.Must(template.New("report").Funcs(template.FuncMap{
 	"inc": func(i int) int { return i + 1 },
 }).Parse(asset("report.tmpl")))
 
+// Build reads the runs from the store and analyses them, for RenderHTML and
+// RenderPNGs.
+func Build(ctx context.Context, store *results.Store, ids []int64) (*analysis.Set, error) {
+	set, err := analysis.Read(ctx, store, ids)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return set, nil
+}
+
 // WriteHTML writes one self-contained HTML report of the runs: everything,
 // uPlot included, is inlined, so the file works offline.
 func WriteHTML(ctx context.Context, w io.Writer, store *results.Store, ids []int64) error {
@@ -55,7 +67,7 @@ func WriteHTML(ctx context.Context, w io.Writer, store *results.Store, ids []int
 }
 
 // RenderHTML writes the report as a complete, self-contained document.
-func RenderHTML(w io.Writer, rep *Report) error {
+func RenderHTML(w io.Writer, rep *analysis.Set) error {
 	v := newView(rep)
 	doc := struct {
 		V                   *view
@@ -72,7 +84,7 @@ func RenderHTML(w io.Writer, rep *Report) error {
 // RenderBody writes the report as an HTML fragment (a div.dbrig-report) for a
 // page that loads uPlot.iife.min.js, uPlot.min.css, report.css and report.js
 // from Assets itself.
-func RenderBody(w io.Writer, rep *Report) error {
+func RenderBody(w io.Writer, rep *analysis.Set) error {
 	if err := templates.ExecuteTemplate(w, "body", newView(rep)); err != nil {
 		return fmt.Errorf("html report: %w", err)
 	}
@@ -90,7 +102,7 @@ type view struct {
 	Delta   *deltaView
 	Ops     []opCharts
 	Errors  chartRef
-	Charts  []Chart // the JSON block read by report.js
+	Charts  []analysis.Chart // the JSON block read by report.js
 	Made    string
 }
 
@@ -134,7 +146,7 @@ type opCharts struct {
 
 type chartRef struct {
 	Index int
-	Chart Chart
+	Chart analysis.Chart
 }
 
 type deltaView struct {
@@ -155,7 +167,7 @@ type deltaCell struct {
 
 func (v *view) SumColumns() []string { return sumColumns }
 
-func newView(rep *Report) *view {
+func newView(rep *analysis.Set) *view {
 	v := &view{Multi: len(rep.Runs) > 1, Charts: rep.Charts, Made: time.Now().UTC().Format("2006-01-02 15:04:05 UTC")}
 	var names []string
 	for _, rd := range rep.Runs {
@@ -179,20 +191,20 @@ func newView(rep *Report) *view {
 	}
 	for _, op := range rep.Ops {
 		oc := opCharts{Op: op}
-		for _, kind := range []string{KindThroughput, KindLatency, KindDistribution} {
-			if i, ok := index[kind+"-"+fileSafe(op)]; ok {
+		for _, kind := range []string{analysis.KindThroughput, analysis.KindLatency, analysis.KindDistribution} {
+			if i, ok := index[analysis.ChartID(kind, op)]; ok {
 				oc.Charts = append(oc.Charts, chartRef{i, rep.Charts[i]})
 			}
 		}
 		v.Ops = append(v.Ops, oc)
 	}
-	if i, ok := index["errors"]; ok {
+	if i, ok := index[analysis.ErrorsChartID]; ok {
 		v.Errors = chartRef{i, rep.Charts[i]}
 	}
 	return v
 }
 
-func runViewOf(rd RunData) runView {
+func runViewOf(rd analysis.Run) runView {
 	d := rd.Detail
 	rv := runView{ID: d.ID, Status: d.DisplayStatus(), Message: d.Message, SummaryNote: rd.SummaryNote,
 		Spec: d.Info.Spec, Command: d.Info.Command}
@@ -206,17 +218,15 @@ func runViewOf(rd RunData) runView {
 		}
 	}
 	if s := rd.Summary; s != nil {
-		rv.SummaryTitle = fmt.Sprintf("%s phase, %s", s.Phase, fmtDur(s.End.Sub(s.Start)))
+		rv.SummaryTitle = fmt.Sprintf("%s phase, %s", s.Phase, format.Elapsed(s.End.Sub(s.Start)))
 		for _, o := range s.Ops {
 			rv.Summary = append(rv.Summary, sumRowOf(o, false))
 		}
-		ov := s.Overall
-		ov.Op = results.OverallOp
-		rv.Summary = append(rv.Summary, sumRowOf(ov, true))
+		rv.Summary = append(rv.Summary, sumRowOf(analysis.Overall(*s), true))
 		rv.Errors = s.Errors
 	}
 	for _, e := range d.Events {
-		rv.Events = append(rv.Events, eventRow{At: fmtSeconds(e.Time.Sub(d.Start).Seconds()), Kind: e.Kind,
+		rv.Events = append(rv.Events, eventRow{At: format.Seconds(e.Time.Sub(d.Start).Seconds()), Kind: e.Kind,
 			Name: e.Name, Detail: e.Detail, Outcome: e.Outcome})
 	}
 	return rv
@@ -225,13 +235,11 @@ func runViewOf(rd RunData) runView {
 func sumRowOf(o measure.OpSummary, overall bool) sumRow {
 	r, s := o.Response, o.Service
 	return sumRow{Op: o.Op, Overall: overall, Cells: []string{
-		fmtInt(o.Count), fmtInt(o.Errors), fmtRate(o.Throughput), fmtUS(r.Mean),
-		usInt(r.P50), usInt(r.P90), usInt(r.P95), usInt(r.P99), usInt(r.P999), usInt(r.Max), usInt(s.P99)}}
+		format.Int(o.Count), format.Int(o.Errors), format.Rate(o.Throughput), format.Micros(r.Mean),
+		format.MicrosInt(r.P50), format.MicrosInt(r.P90), format.MicrosInt(r.P95), format.MicrosInt(r.P99), format.MicrosInt(r.P999), format.MicrosInt(r.Max), format.MicrosInt(s.P99)}}
 }
 
-func fmtSeconds(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) + " s" }
-
-func contextRows(runs []RunData) []row {
+func contextRows(runs []analysis.Run) []row {
 	type field struct {
 		label string
 		get   func(d *results.RunDetail) string
@@ -260,11 +268,11 @@ func contextRows(runs []RunData) []row {
 		{"driver", func(d *results.RunDetail) string { return d.Driver }},
 		{"target", func(d *results.RunDetail) string { return d.Info.Target }},
 		{"workload", func(d *results.RunDetail) string { return d.Workload }},
-		{"load model", func(d *results.RunDetail) string { return loadModel(d.Info.Load) }},
+		{"load model", func(d *results.RunDetail) string { return loadOf(d.Info.Load).Phrase() }},
 		{"warmup / duration", func(d *results.RunDetail) string {
 			s := dur(d.Info.Load.Warmup) + " / " + dur(d.Info.Load.Duration)
 			if n := d.Info.Load.Operations; n > 0 {
-				s += fmt.Sprintf(" (%s operations)", fmtInt(n))
+				s += fmt.Sprintf(" (%s operations)", format.Int(n))
 			}
 			return s
 		}},
@@ -293,26 +301,8 @@ func contextRows(runs []RunData) []row {
 	return out
 }
 
-func loadModel(l results.LoadModel) string {
-	var b strings.Builder
-	b.WriteString(l.Model)
-	fmt.Fprintf(&b, ", %d clients", l.Clients)
-	if l.Rate > 0 {
-		fmt.Fprintf(&b, ", target %s ops/s", fmtRate(l.Rate))
-	} else {
-		b.WriteString(", unthrottled")
-	}
-	if l.Arrival != "" {
-		b.WriteString(", " + l.Arrival + " arrivals")
-	}
-	if l.ThinkTime > 0 {
-		b.WriteString(", think time " + l.ThinkTime.String())
-	}
-	return b.String()
-}
-
 // propRows lists every property of any run; "—" where a run lacks it.
-func propRows(runs []RunData) []row {
+func propRows(runs []analysis.Run) []row {
 	keys := map[string]bool{}
 	for _, rd := range runs {
 		for k := range rd.Detail.Info.Props {
@@ -339,62 +329,37 @@ func propRows(runs []RunData) []row {
 	return out
 }
 
-// deltaOf compares every run with the first one, op by op: a change of more
-// than deltaNoise is marked better or worse.
-func deltaOf(rep *Report) *deltaView {
-	const deltaNoise = 0.05
-	base := rep.Runs[0]
+// deltaOf lays out the deltas of the set: every run against the first, op
+// by op, with a change beyond analysis.Noise marked better or worse.
+func deltaOf(set *analysis.Set) *deltaView {
+	base := set.Runs[0]
 	dv := &deltaView{Base: fmt.Sprintf("#%d (base)", base.Detail.ID)}
-	for _, rd := range rep.Runs[1:] {
-		dv.Heads = append(dv.Heads, fmt.Sprintf("#%d", rd.Detail.ID))
-	}
-	type metric struct {
-		name         string
-		higherBetter bool
-		val          func(o measure.OpSummary) float64
-		fmt          func(float64) string
-	}
-	metrics := []metric{
-		{"ops/s", true, func(o measure.OpSummary) float64 { return o.Throughput }, fmtRate},
-		{"errors", false, func(o measure.OpSummary) float64 { return float64(o.Errors) }, func(f float64) string { return fmtInt(int64(f)) }},
-		{"mean", false, func(o measure.OpSummary) float64 { return o.Response.Mean }, fmtUS},
-		{"p50", false, func(o measure.OpSummary) float64 { return float64(o.Response.P50) }, fmtUS},
-		{"p99", false, func(o measure.OpSummary) float64 { return float64(o.Response.P99) }, fmtUS},
-		{"p99.9", false, func(o measure.OpSummary) float64 { return float64(o.Response.P999) }, fmtUS},
-		{"max", false, func(o measure.OpSummary) float64 { return float64(o.Response.Max) }, fmtUS},
+	for _, r := range set.Runs[1:] {
+		dv.Heads = append(dv.Heads, fmt.Sprintf("#%d", r.Detail.ID))
 	}
 	if base.Summary == nil {
 		return dv
 	}
-	for _, op := range rep.Ops {
-		bo, ok := summaryOp(base.Summary, op)
+	metrics := []analysis.Metric{analysis.Throughput, analysis.Errors, analysis.Mean, analysis.P50,
+		analysis.P99, analysis.P999, analysis.Max}
+	for _, op := range set.Ops {
+		bo, ok := analysis.OpOf(*base.Summary, op)
 		if !ok {
 			continue
 		}
 		for _, m := range metrics {
-			dr := deltaRow{Op: op, Metric: m.name, Base: m.fmt(m.val(bo))}
-			for _, rd := range rep.Runs[1:] {
-				var o measure.OpSummary
-				found := false
-				if rd.Summary != nil {
-					o, found = summaryOp(rd.Summary, op)
-				}
-				if !found {
+			dr := deltaRow{Op: op, Metric: m.String(), Base: fmtMetric(m, m.Of(bo))}
+			for _, d := range set.Deltas {
+				o, ok := d.Op(op)
+				if !ok || !o.InB {
 					dr.Cells = append(dr.Cells, deltaCell{Value: "—"})
 					continue
 				}
-				a, b := m.val(bo), m.val(o)
-				c := deltaCell{Value: m.fmt(b)}
-				if a != 0 {
-					ch := (b - a) / a
-					c.Change = fmt.Sprintf("%+.1f%%", ch*100)
-					if math.Abs(ch) > deltaNoise {
-						if (ch > 0) == m.higherBetter {
-							c.Class = "better"
-						} else {
-							c.Class = "worse"
-						}
-					}
+				ch := o.Change(m)
+				c := deltaCell{Value: fmtMetric(m, ch.B)}
+				if !math.IsNaN(ch.Rel) {
+					c.Change = fmt.Sprintf("%+.1f%%", ch.Rel*100)
+					c.Class = marker(ch.Verdict)
 				}
 				dr.Cells = append(dr.Cells, c)
 			}

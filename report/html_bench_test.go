@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/web/webtest"
 )
 
 // benchRun is a 10-minute run (600 intervals of READ and UPDATE) with a fault.
-func benchRun(b *testing.B) (*report.Report, func() error) {
+func benchRun(b *testing.B) (*analysis.Set, func() error) {
 	b.Helper()
 	s, _ := newStore(b)
 	spec := webtest.Default(t0)

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
@@ -117,24 +118,24 @@ func cells(t *testing.T, table *html.Node, op string) []string {
 	return out
 }
 
-func charts(t *testing.T, doc *html.Node) map[string]report.Chart {
+func charts(t *testing.T, doc *html.Node) map[string]analysis.Chart {
 	t.Helper()
 	blocks := find(doc, func(n *html.Node) bool { return n.Data == "script" && attr(n, "class") == "dbrig-charts" })
 	if len(blocks) != 1 {
 		t.Fatalf("expected one chart data block, found %d", len(blocks))
 	}
-	var list []report.Chart
+	var list []analysis.Chart
 	if err := json.Unmarshal([]byte(text(blocks[0])), &list); err != nil {
 		t.Fatalf("chart data: %v", err)
 	}
-	m := map[string]report.Chart{}
+	m := map[string]analysis.Chart{}
 	for _, c := range list {
 		m[c.ID] = c
 	}
 	return m
 }
 
-func line(t *testing.T, c report.Chart, label string) []report.Num {
+func line(t *testing.T, c analysis.Chart, label string) []analysis.Num {
 	t.Helper()
 	for _, l := range c.Lines {
 		if l.Label == label {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/measure"
 )
 
@@ -45,13 +46,10 @@ func JSON(w io.Writer, runID int64, status string, sums []measure.Summary) error
 // Result is the JSON form of a run's last measure phase (or its last phase
 // when there is none), as JSON writes it.
 func Result(runID int64, status string, sums []measure.Summary) JSONResult {
-	s, ok := Measure(sums)
-	if !ok && len(sums) > 0 {
-		s = sums[len(sums)-1]
-	}
+	s, _, _ := analysis.ShownPhase(sums)
 	res := JSONResult{RunID: runID, Status: status, Phase: s.Phase, DurationS: s.End.Sub(s.Start).Seconds(),
 		Dropped: s.Dropped, Ops: map[string]JSONStats{}, Service: map[string]JSONStats{}}
-	for _, o := range append(append([]measure.OpSummary(nil), s.Ops...), overall(s)) {
+	for _, o := range analysis.WithOverall(s) {
 		res.Ops[o.Op] = jsonStats(o, o.Response)
 		res.Service[o.Op] = jsonStats(o, o.Service)
 	}
@@ -61,15 +59,4 @@ func Result(runID int64, status string, sums []measure.Summary) JSONResult {
 func jsonStats(o measure.OpSummary, st measure.Stats) JSONStats {
 	return JSONStats{Count: o.Count, Errors: o.Errors, Throughput: o.Throughput, MeanUS: st.Mean,
 		P50US: st.P50, P90US: st.P90, P95US: st.P95, P99US: st.P99, P999US: st.P999, MaxUS: st.Max}
-}
-
-// Measure returns the last measure phase of a run's summaries, for YCSB and
-// JSON output.
-func Measure(sums []measure.Summary) (measure.Summary, bool) {
-	for i := len(sums) - 1; i >= 0; i-- {
-		if sums[i].Phase == measure.PhaseMeasure {
-			return sums[i], true
-		}
-	}
-	return measure.Summary{}, false
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/measure"
 )
 
@@ -46,7 +47,7 @@ func TestJSONUnmarshalsWithTheNumbers(t *testing.T) {
 			}
 		}
 	}
-	for _, o := range withOverall(s) {
+	for _, o := range analysis.WithOverall(s) {
 		check("ops", got.Ops, o, o.Response)
 		check("service", got.Service, o, o.Service)
 	}
@@ -71,17 +72,5 @@ func TestJSONWithoutMeasurePhase(t *testing.T) {
 	}
 	if got.Phase != measure.PhaseLoad || got.Ops["READ"].Count != 1234567 {
 		t.Errorf("load-only JSON = phase %q READ %+v", got.Phase, got.Ops["READ"])
-	}
-}
-
-func TestMeasurePicksLastMeasurePhase(t *testing.T) {
-	a, b := fixedSummary(1), fixedSummary(2)
-	warm := fixedSummary(3)
-	warm.Phase = measure.PhaseWarmup
-	if got, ok := Measure([]measure.Summary{a, b, warm}); !ok || got.Dropped != 2 {
-		t.Errorf("Measure = dropped %d, %v; want the last measure phase (2)", got.Dropped, ok)
-	}
-	if _, ok := Measure([]measure.Summary{warm}); ok {
-		t.Error("Measure found a measure phase among warmup only")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -38,7 +39,7 @@ func WritePNGs(ctx context.Context, dir string, store *results.Store, ids []int6
 }
 
 // RenderPNGs writes the charts of a built report as PNG files in dir.
-func RenderPNGs(ctx context.Context, dir string, rep *Report) ([]string, error) {
+func RenderPNGs(ctx context.Context, dir string, rep *analysis.Set) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("png: %w", err)
 	}
@@ -70,13 +71,13 @@ func RenderPNGs(ctx context.Context, dir string, rep *Report) ([]string, error) 
 
 // plotOf draws one chart as gonum/plot does: lines (stepped back over their
 // second for time charts), fault bands, event and phase marks, a legend.
-func plotOf(c Chart) (*plot.Plot, error) {
+func plotOf(c analysis.Chart) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = c.Title
 	p.X.Label.Text = c.XLabel
 	p.Y.Label.Text = c.YLabel
 	p.Add(plotter.NewGrid())
-	dist := c.Kind == KindDistribution
+	dist := c.Kind == analysis.KindDistribution
 	if len(c.Bands) > 0 || len(c.Marks) > 0 {
 		p.Add(eventsPlotter{bands: c.Bands, marks: c.Marks})
 	}
@@ -126,7 +127,7 @@ func plotOf(c Chart) (*plot.Plot, error) {
 }
 
 // segments splits a line at its gaps; with span, gaps are skipped instead.
-func segments(x, y []Num, span bool) []plotter.XYs {
+func segments(x, y []analysis.Num, span bool) []plotter.XYs {
 	var out []plotter.XYs
 	var cur plotter.XYs
 	for i := range x {
@@ -187,8 +188,8 @@ func percentileLabel(x float64) string {
 
 // eventsPlotter shades fault windows and draws marks over the whole height.
 type eventsPlotter struct {
-	bands []Band
-	marks []Mark
+	bands []analysis.Band
+	marks []analysis.Mark
 }
 
 var (

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbrig/dbrig/analysis"
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 )
@@ -47,21 +49,6 @@ func (h Header) String() string {
 	return strings.Join(parts, " · ")
 }
 
-// measurePhases returns the phases that count; when there is none (e.g. a
-// load-only command) every phase is shown instead.
-func measurePhases(sums []measure.Summary) []measure.Summary {
-	var out []measure.Summary
-	for _, s := range sums {
-		if s.Phase == measure.PhaseMeasure {
-			out = append(out, s)
-		}
-	}
-	if len(out) == 0 {
-		return sums
-	}
-	return out
-}
-
 // Summary writes an aligned table of response times per operation for each
 // measure phase, then service-time p99 per operation, dropped operations and
 // the most frequent errors.
@@ -70,7 +57,7 @@ func Summary(w io.Writer, h Header, sums []measure.Summary) error {
 	if s := h.String(); s != "" {
 		ew.printf("%s\n", s)
 	}
-	phases := measurePhases(sums)
+	phases := analysis.MeasurePhases(sums)
 	if len(phases) == 0 {
 		ew.printf("no phase was completed\n")
 	}
@@ -83,40 +70,33 @@ func Summary(w io.Writer, h Header, sums []measure.Summary) error {
 func writePhase(ew *errWriter, s measure.Summary) {
 	dur := s.End.Sub(s.Start)
 	ew.printf("\n%s phase: %s, %s operations, %s ops/s, %s errors\n",
-		s.Phase, fmtDur(dur), fmtInt(s.Overall.Count), fmtRate(s.Overall.Throughput), fmtInt(s.Overall.Errors))
+		s.Phase, format.Elapsed(dur), format.Int(s.Overall.Count), format.Rate(s.Overall.Throughput), format.Int(s.Overall.Errors))
 	if s.Records > 0 && dur > 0 {
 		ew.printf("%s records inserted, %s records/s (each operation below is one batch)\n",
-			fmtInt(s.Records), fmtRate(float64(s.Records)/dur.Seconds()))
+			format.Int(s.Records), format.Rate(float64(s.Records)/dur.Seconds()))
 	}
 	t := &table{}
 	t.add("op", "count", "errors", "ops/s", "mean", "p50", "p90", "p95", "p99", "p99.9", "max")
 	rows := s.Ops
 	if len(s.Ops) > 1 {
-		rows = append(append([]measure.OpSummary(nil), s.Ops...), overall(s))
+		rows = analysis.WithOverall(s)
 	}
 	for _, o := range rows {
 		r := o.Response
-		t.add(o.Op, fmtInt(o.Count), fmtInt(o.Errors), fmtRate(o.Throughput), fmtUS(r.Mean),
-			usInt(r.P50), usInt(r.P90), usInt(r.P95), usInt(r.P99), usInt(r.P999), usInt(r.Max))
+		t.add(o.Op, format.Int(o.Count), format.Int(o.Errors), format.Rate(o.Throughput), format.Micros(r.Mean),
+			format.MicrosInt(r.P50), format.MicrosInt(r.P90), format.MicrosInt(r.P95), format.MicrosInt(r.P99), format.MicrosInt(r.P999), format.MicrosInt(r.Max))
 	}
 	ew.printf("response time (latency from the intended start):\n")
 	ew.table(t, "  ")
 	var svc []string
 	for _, o := range rows {
-		svc = append(svc, o.Op+" "+usInt(o.Service.P99))
+		svc = append(svc, o.Op+" "+format.MicrosInt(o.Service.P99))
 	}
 	ew.printf("service time p99: %s\n", strings.Join(svc, ", "))
 	if s.Dropped > 0 {
-		ew.printf("dropped: %s operations were not started: the backlog limit was hit (the target rate was not sustained)\n", fmtInt(s.Dropped))
+		ew.printf("dropped: %s operations were not started: the backlog limit was hit (the target rate was not sustained)\n", format.Int(s.Dropped))
 	}
 	writeErrors(ew, s.Errors)
-}
-
-// overall returns the OVERALL row, named so even when the recorder left Op empty.
-func overall(s measure.Summary) measure.OpSummary {
-	o := s.Overall
-	o.Op = results.OverallOp
-	return o
 }
 
 // maxErrorLines bounds the error samples printed; all are in the store.
@@ -134,7 +114,7 @@ func writeErrors(ew *errWriter, errs []measure.ErrorSample) {
 			ew.printf("  … %d more kinds of error\n", len(sorted)-maxErrorLines)
 			break
 		}
-		ew.printf("  %s× %s %s: %s\n", fmtInt(e.Count), e.Op, e.Class, e.Message)
+		ew.printf("  %s× %s %s: %s\n", format.Int(e.Count), e.Op, e.Class, e.Message)
 	}
 }
 

@@ -219,37 +219,3 @@ func TestSummaryWithoutMeasurePhase(t *testing.T) {
 		t.Errorf("a load-only run should show its load phase:\n%s", buf.String())
 	}
 }
-
-func TestFormatters(t *testing.T) {
-	us := []struct {
-		in   float64
-		want string
-	}{
-		{0, "0"}, {1, "1µs"}, {999.4, "999µs"}, {999.6, "1.00ms"}, {1000, "1.00ms"}, {1234, "1.23ms"}, {9994, "9.99ms"},
-		{9996, "10.0ms"}, {12345, "12.3ms"}, {123456, "123ms"}, {999499, "999ms"}, {1.5e6, "1.50s"}, {3.6e9, "3600s"},
-	}
-	for _, tt := range us {
-		if got := fmtUS(tt.in); got != tt.want {
-			t.Errorf("fmtUS(%v) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	ints := map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"}
-	for in, want := range ints {
-		if got := fmtInt(in); got != want {
-			t.Errorf("fmtInt(%d) = %q, want %q", in, got, want)
-		}
-	}
-	rates := map[float64]string{0: "0", 12.46: "12.5", 99.9: "99.9", 100.4: "100", 9998.6: "9,999"}
-	for in, want := range rates {
-		if got := fmtRate(in); got != want {
-			t.Errorf("fmtRate(%v) = %q, want %q", in, got, want)
-		}
-	}
-	durs := map[time.Duration]string{1500 * time.Millisecond: "1.5s", 12 * time.Second: "12s",
-		125 * time.Second: "2m05s", 62 * time.Minute: "1h02m", -time.Second: "0.0s"}
-	for in, want := range durs {
-		if got := fmtDur(in); got != want {
-			t.Errorf("fmtDur(%v) = %q, want %q", in, got, want)
-		}
-	}
-}

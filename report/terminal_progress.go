@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/measure"
 )
 
@@ -32,17 +33,17 @@ func Progress(iv measure.Interval, elapsed, eta time.Duration) string {
 		unit = " batches/s" // the load phase records one operation per insert batch
 	}
 	parts := []string{
-		"elapsed " + fmtDur(elapsed),
-		fmtRate(rate) + unit,
-		"p99 " + usInt(all.ValueAtPercentile(99)),
-		"errors " + fmtInt(errs),
-		"dropped " + fmtInt(iv.Dropped),
+		"elapsed " + format.Elapsed(elapsed),
+		format.Rate(rate) + unit,
+		"p99 " + format.MicrosInt(all.ValueAtPercentile(99)),
+		"errors " + format.Int(errs),
+		"dropped " + format.Int(iv.Dropped),
 	}
 	if iv.Phase != "" && iv.Phase != measure.PhaseMeasure {
 		parts = append([]string{iv.Phase}, parts...)
 	}
 	if eta >= 0 {
-		parts = append(parts, "ETA "+fmtDur(eta))
+		parts = append(parts, "ETA "+format.Elapsed(eta))
 	}
 	return strings.Join(parts, " | ")
 }

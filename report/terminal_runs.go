@@ -3,11 +3,12 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/analysis"
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 )
@@ -31,24 +32,15 @@ func RunList(w io.Writer, runs []results.RunRow) error {
 		}
 		ops, p99, errs := "-", "-", "-"
 		if r.Count > 0 {
-			ops, p99, errs = fmtRate(r.Throughput), usInt(r.P99US), fmtInt(r.Errors)
+			ops, p99, errs = format.Rate(r.Throughput), format.MicrosInt(r.P99US), format.Int(r.Errors)
 		}
 		t.add(fmt.Sprint(r.ID), r.Start.Local().Format(listTime), r.DisplayStatus(),
-			strings.TrimSpace(r.System+" "+r.ServerVersion), r.Workload, loadText(r.Model, r.Clients, r.Rate),
+			strings.TrimSpace(r.System+" "+r.ServerVersion), r.Workload, format.Load{Model: r.Model, Clients: r.Clients, Rate: r.Rate}.Brief(),
 			ops, p99, errs, name)
 	}
 	ew := &errWriter{w: w}
 	ew.table(t, "")
 	return ew.err
-}
-
-// loadText is "closed 16" or "open 16 @5,000/s".
-func loadText(model string, clients int, rate float64) string {
-	s := strings.TrimSpace(fmt.Sprintf("%s %d", model, clients))
-	if rate > 0 {
-		s += " @" + fmtRate(rate) + "/s"
-	}
-	return s
 }
 
 // RunShow writes everything stored about a run: its context, the summary of
@@ -70,14 +62,14 @@ func RunShow(w io.Writer, d *results.RunDetail) error {
 	kv("status", status)
 	when := d.Start.Local().Format(time.RFC3339)
 	if !d.End.IsZero() {
-		when += " → " + d.End.Local().Format(time.RFC3339) + " (" + fmtDur(d.End.Sub(d.Start)) + ")"
+		when += " → " + d.End.Local().Format(time.RFC3339) + " (" + format.Elapsed(d.End.Sub(d.Start)) + ")"
 	}
 	kv("time", when)
 	kv("system", strings.TrimSpace(info.System+" "+info.ServerVersion))
 	kv("driver", info.Driver)
 	kv("target", info.Target)
 	kv("workload", info.Workload)
-	kv("load", loadDetail(info.Load))
+	kv("load", loadOf(info.Load).Detail())
 	kv("tags", strings.Join(info.Tags, ", "))
 	kv("host", hostText(info.Host))
 	version := info.DbrigVersion
@@ -102,7 +94,7 @@ func RunShow(w io.Writer, d *results.RunDetail) error {
 	for _, s := range d.Phases {
 		if s.Phase != measure.PhaseMeasure {
 			ew.printf("%s phase: %s, %s operations, %s ops/s, %s errors\n",
-				s.Phase, fmtDur(s.End.Sub(s.Start)), fmtInt(s.Overall.Count), fmtRate(s.Overall.Throughput), fmtInt(s.Overall.Errors))
+				s.Phase, format.Elapsed(s.End.Sub(s.Start)), format.Int(s.Overall.Count), format.Rate(s.Overall.Throughput), format.Int(s.Overall.Errors))
 		}
 	}
 	for _, s := range d.Phases {
@@ -114,32 +106,17 @@ func RunShow(w io.Writer, d *results.RunDetail) error {
 		ew.printf("\nevents:\n")
 		t := &table{left: map[int]bool{1: true, 2: true, 3: true, 4: true}}
 		for _, e := range d.Events {
-			t.add("+"+fmtDur(e.Time.Sub(d.Start)), e.Kind, e.Name, e.Outcome, e.Detail)
+			t.add("+"+format.Elapsed(e.Time.Sub(d.Start)), e.Kind, e.Name, e.Outcome, e.Detail)
 		}
 		ew.table(t, "  ")
 	}
 	return ew.err
 }
 
-func loadDetail(l results.LoadModel) string {
-	parts := []string{loadText(l.Model, l.Clients, l.Rate)}
-	if l.Arrival != "" {
-		parts = append(parts, l.Arrival+" arrivals")
-	}
-	if l.ThinkTime > 0 {
-		parts = append(parts, "think "+l.ThinkTime.String())
-	}
-	if l.Warmup > 0 {
-		parts = append(parts, "warmup "+l.Warmup.String())
-	}
-	if l.Duration > 0 {
-		parts = append(parts, "duration "+l.Duration.String())
-	}
-	if l.Operations > 0 {
-		parts = append(parts, fmtInt(l.Operations)+" operations")
-	}
-	parts = append(parts, fmt.Sprintf("seed %d", l.Seed))
-	return strings.Join(parts, ", ")
+// loadOf is the load model of a run as package format takes it.
+func loadOf(l results.LoadModel) format.Load {
+	return format.Load{Model: l.Model, Clients: l.Clients, Rate: l.Rate, Arrival: l.Arrival, ThinkTime: l.ThinkTime,
+		Warmup: l.Warmup, Duration: l.Duration, Operations: l.Operations, Seed: l.Seed}
 }
 
 func hostText(h results.Host) string {
@@ -158,54 +135,34 @@ func hostText(h results.Host) string {
 	return strings.Join(parts, ", ")
 }
 
-// compareNoise is the relative change below which a difference is shown
-// without a better/worse marker: run-to-run noise of a benchmark is rarely
-// below a few percent.
-const compareNoise = 0.02
-
 // RunCompare writes, per operation of the two runs' measure phases, the
 // throughput and p50/p95/p99 response times of both runs, the change from A to
-// B in percent, and whether B is better or worse.
+// B in percent, and whether B is better or worse (see analysis.Noise).
 func RunCompare(w io.Writer, a, b *results.RunDetail) error {
 	ew := &errWriter{w: w}
 	ew.printf("A: %s\nB: %s\n", HeaderOf(a), HeaderOf(b))
-	sa, okA := a.Phase(measure.PhaseMeasure)
-	sb, okB := b.Phase(measure.PhaseMeasure)
-	if !okA || !okB {
-		missing := a.ID
-		if okA {
-			missing = b.ID
-		}
-		ew.printf("\nnothing to compare: run %d has no measure phase\n", missing)
+	delta, err := analysis.CompareRuns(a, b)
+	if err != nil { // a run without a measure phase
+		ew.printf("\nnothing to compare: %v\n", err)
 		return ew.err
 	}
 	t := &table{left: map[int]bool{4: true}}
 	t.add("", fmt.Sprintf("A (run %d)", a.ID), fmt.Sprintf("B (run %d)", b.ID), "change", "")
-	opsB := map[string]measure.OpSummary{}
-	for _, o := range withOverall(sb) {
-		opsB[o.Op] = o
-	}
-	seen := map[string]bool{}
-	for _, oa := range withOverall(sa) {
-		seen[oa.Op] = true
-		ob, ok := opsB[oa.Op]
-		if !ok {
-			t.add(oa.Op, "", "not in B")
+	for _, o := range delta.Ops {
+		switch {
+		case !o.InB:
+			t.add(o.Op, "", "not in B")
+			continue
+		case !o.InA:
+			t.add(o.Op, "not in A", "")
 			continue
 		}
-		t.add(oa.Op)
-		compareRow(t, "  ops/s", oa.Throughput, ob.Throughput, fmtRate, true)
-		us := func(v float64) string { return fmtUS(v) }
-		compareRow(t, "  p50", float64(oa.Response.P50), float64(ob.Response.P50), us, false)
-		compareRow(t, "  p95", float64(oa.Response.P95), float64(ob.Response.P95), us, false)
-		compareRow(t, "  p99", float64(oa.Response.P99), float64(ob.Response.P99), us, false)
-		if oa.Errors > 0 || ob.Errors > 0 {
-			t.add("  errors", fmtInt(oa.Errors), fmtInt(ob.Errors), "", "")
+		t.add(o.Op)
+		for _, m := range []analysis.Metric{analysis.Throughput, analysis.P50, analysis.P95, analysis.P99} {
+			compareRow(t, "  "+m.String(), m, o.Change(m))
 		}
-	}
-	for _, ob := range withOverall(sb) {
-		if !seen[ob.Op] {
-			t.add(ob.Op, "not in A", "")
+		if o.A.Errors > 0 || o.B.Errors > 0 {
+			t.add("  errors", format.Int(o.A.Errors), format.Int(o.B.Errors), "", "")
 		}
 	}
 	ew.printf("\n")
@@ -213,28 +170,36 @@ func RunCompare(w io.Writer, a, b *results.RunDetail) error {
 	return ew.err
 }
 
-func withOverall(s measure.Summary) []measure.OpSummary {
-	return append(append([]measure.OpSummary(nil), s.Ops...), overall(s))
-}
-
 // compareRow adds one metric: both values, the change in percent and a marker.
-func compareRow(t *table, name string, a, b float64, format func(float64) string, higherIsBetter bool) {
-	change, marker := "", ""
+func compareRow(t *table, name string, m analysis.Metric, c analysis.Change) {
+	change := ""
 	switch {
-	case a == 0 && b == 0:
+	case c.A == 0 && c.B == 0:
 		change = "0%"
-	case a == 0:
+	case c.A == 0:
 		change = "new"
 	default:
-		rel := (b - a) / a
-		change = fmt.Sprintf("%+.1f%%", rel*100)
-		if math.Abs(rel) >= compareNoise {
-			if (rel > 0) == higherIsBetter {
-				marker = "better"
-			} else {
-				marker = "worse"
-			}
-		}
+		change = fmt.Sprintf("%+.1f%%", c.Rel*100)
 	}
-	t.add(name, format(a), format(b), change, marker)
+	t.add(name, fmtMetric(m, c.A), fmtMetric(m, c.B), change, marker(c.Verdict))
+}
+
+// fmtMetric formats the value of a compared metric.
+func fmtMetric(m analysis.Metric, v float64) string {
+	switch {
+	case m == analysis.Throughput:
+		return format.Rate(v)
+	case m.Latency():
+		return format.Micros(v)
+	default:
+		return format.Int(int64(v))
+	}
+}
+
+// marker is the word (and CSS class) of a verdict; none within the noise.
+func marker(v analysis.Verdict) string {
+	if v == analysis.Same {
+		return ""
+	}
+	return v.String()
 }

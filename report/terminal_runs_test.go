@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 )
@@ -202,7 +203,8 @@ func TestRunShowFromStore(t *testing.T) {
 	}
 	out := buf.String()
 	r := sum.Ops[0].Response
-	want := []string{"READ", "1,000", "7", "100", fmtUS(r.Mean), usInt(r.P50), usInt(r.P90), usInt(r.P95), usInt(r.P99), usInt(r.P999), usInt(r.Max)}
+	want := []string{"READ", "1,000", "7", "100", format.Micros(r.Mean), format.MicrosInt(r.P50), format.MicrosInt(r.P90),
+		format.MicrosInt(r.P95), format.MicrosInt(r.P99), format.MicrosInt(r.P999), format.MicrosInt(r.Max)}
 	if got := fieldsOf(t, out, "READ"); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("READ row = %q, want %q", got, want)
 	}

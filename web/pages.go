@@ -7,11 +7,12 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/analysis"
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
 )
@@ -146,7 +147,7 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, row := range rows {
 		d.Runs = append(d.Runs, runView{RunRow: row, Started: row.Start.UTC().Format("2006-01-02 15:04:05"),
-			Status: row.DisplayStatus(), Tags: strings.Join(row.Tags, ", "), P99: fmtUS(float64(row.P99US)),
+			Status: row.DisplayStatus(), Tags: strings.Join(row.Tags, ", "), P99: format.MicrosInt(row.P99US),
 			HistoryHref: historyHref(row.System, row.Workload)})
 	}
 	s.render(w, r, "runs", page{Title: "dbrig runs", Nav: "runs", Data: d})
@@ -194,7 +195,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) report(w http.ResponseWriter, r *http.Request, ids []int64, title, nav string) {
-	rep, err := report.Build(r.Context(), s.store, ids)
+	rep, err := analysis.Read(r.Context(), s.store, ids)
 	if err != nil {
 		s.fail(w, r, errStatus(err), err)
 		return
@@ -258,19 +259,13 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, row := range rows {
 		d.Runs = append(d.Runs, pickRow{runView: runView{RunRow: row, Started: row.Start.UTC().Format("2006-01-02 15:04:05"),
-			Status: row.DisplayStatus(), P99: fmtUS(float64(row.P99US))}, Checked: slices.Contains(ids, row.ID)})
+			Status: row.DisplayStatus(), P99: format.MicrosInt(row.P99US)}, Checked: slices.Contains(ids, row.ID)})
 	}
 	s.render(w, r, "pick", page{Title: "compare runs", Nav: "compare", Data: d})
 }
 
-// Regression thresholds of the history page, against the median of the
-// previous historyWindow runs: throughput below 90% or p99 above 120%.
-const (
-	historyWindow  = 5
-	historyMaxRuns = 500
-	tpDrop         = 0.90
-	p99Rise        = 1.20
-)
+// historyMaxRuns bounds the runs a history page reads.
+const historyMaxRuns = 500
 
 type historyRow struct {
 	runView
@@ -280,7 +275,7 @@ type historyRow struct {
 type historyData struct {
 	System, Workload string
 	Rows             []historyRow // newest first
-	Charts           []report.Chart
+	Charts           []analysis.Chart
 	Regressions      int
 }
 
@@ -300,66 +295,28 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	slices.Reverse(rows) // oldest first
-	x := make([]report.Num, len(rows))
-	tp := make([]report.Num, len(rows))
-	p99 := make([]report.Num, len(rows))
-	var marks []report.Mark
-	for i, row := range rows {
-		x[i] = report.Num(float64(row.Start.Unix()))
-		tp[i] = report.Num(row.Throughput)
-		p99[i] = report.Num(float64(row.P99US) / 1000)
-		hr := historyRow{runView: runView{RunRow: row, Started: row.Start.UTC().Format("2006-01-02 15:04:05"),
-			Status: row.DisplayStatus(), Tags: strings.Join(row.Tags, ", "), P99: fmtUS(float64(row.P99US))}}
-		hr.Regression = regression(rows[max(0, i-historyWindow):i], row)
-		if hr.Regression != "" {
-			d.Regressions++
-			marks = append(marks, report.Mark{At: float64(row.Start.Unix()), Label: "#" + strconv.FormatInt(row.ID, 10)})
-		}
-		d.Rows = append(d.Rows, hr)
-	}
-	slices.Reverse(d.Rows)
-	if len(rows) > 0 {
-		d.Charts = []report.Chart{
-			{ID: "history-throughput", Kind: "history", Title: "throughput by run", XLabel: "run start", YLabel: "ops/s",
-				X: x, Marks: marks, Lines: []report.Line{{Label: "ops/s", Color: "#1f77b4", Y: tp}}},
-			{ID: "history-p99", Kind: "history", Title: "p99 latency by run", XLabel: "run start", YLabel: "p99 (ms)",
-				X: x, Marks: marks, Lines: []report.Line{{Label: "p99", Color: "#d62728", Y: p99}}},
-		}
+	h := analysis.HistoryOf(rows)
+	d.Charts, d.Regressions = h.Charts, h.Regressions
+	for _, hr := range slices.Backward(h.Runs) {
+		row := hr.RunRow
+		d.Rows = append(d.Rows, historyRow{runView: runView{RunRow: row, Started: row.Start.UTC().Format("2006-01-02 15:04:05"),
+			Status: row.DisplayStatus(), Tags: strings.Join(row.Tags, ", "), P99: format.MicrosInt(row.P99US)},
+			Regression: regressionText(hr.Regression)})
 	}
 	s.render(w, r, "history", page{Title: "history of " + d.Workload + " on " + d.System, Nav: "history", Data: d})
 }
 
-// regression says how run is worse than the median of the runs before it.
-func regression(before []results.RunRow, run results.RunRow) string {
-	if len(before) == 0 || run.Count == 0 {
-		return ""
-	}
-	var tps, p99s []float64
-	for _, b := range before {
-		if b.Count > 0 {
-			tps = append(tps, b.Throughput)
-			p99s = append(p99s, float64(b.P99US))
-		}
-	}
-	if len(tps) == 0 {
+// regressionText says how a run is worse than the median of the runs before it.
+func regressionText(reg *analysis.Regression) string {
+	if reg == nil {
 		return ""
 	}
 	var why []string
-	if m := median(tps); m > 0 && run.Throughput < tpDrop*m {
-		why = append(why, fmt.Sprintf("throughput %.0f%% of the median of the %d runs before", 100*run.Throughput/m, len(tps)))
+	if reg.ThroughputDrop {
+		why = append(why, fmt.Sprintf("throughput %.0f%% of the median of the %d runs before", 100*reg.Throughput, reg.Window))
 	}
-	if m := median(p99s); m > 0 && float64(run.P99US) > p99Rise*m {
-		why = append(why, fmt.Sprintf("p99 %.0f%% of the median of the %d runs before", 100*float64(run.P99US)/m, len(p99s)))
+	if reg.P99Rise {
+		why = append(why, fmt.Sprintf("p99 %.0f%% of the median of the %d runs before", 100*reg.P99, reg.Window))
 	}
 	return strings.Join(why, "; ")
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -16,9 +16,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
 )
@@ -31,13 +31,8 @@ const DefaultAddr = "127.0.0.1:8080"
 var pageFS embed.FS
 
 var pages = template.Must(template.New("pages").Funcs(template.FuncMap{
-	"us": func(us int64) string { return fmtUS(float64(us)) },
-	"rate": func(r float64) string {
-		if r >= 100 {
-			return strconv.FormatFloat(r, 'f', 0, 64)
-		}
-		return strconv.FormatFloat(r, 'f', 1, 64)
-	},
+	"us":   format.MicrosInt,
+	"rate": format.Rate,
 	"join": strings.Join,
 }).ParseFS(pageFS, "pages.tmpl"))
 
@@ -148,18 +143,4 @@ func errStatus(err error) int {
 		return http.StatusNotFound
 	}
 	return http.StatusInternalServerError
-}
-
-// fmtUS formats microseconds for tables: 850µs, 1.23ms, 2.5s.
-func fmtUS(us float64) string {
-	switch {
-	case us <= 0:
-		return "0"
-	case us < 999.5:
-		return strconv.FormatFloat(us, 'f', 0, 64) + "µs"
-	case us < 999.5e3:
-		return strconv.FormatFloat(us/1e3, 'g', 3, 64) + "ms"
-	default:
-		return strconv.FormatFloat(us/1e6, 'g', 3, 64) + "s"
-	}
 }

@@ -188,7 +188,7 @@ func TestRunsCommands(t *testing.T) {
 		{[]string{"runs", "list", "--store", store}, 0, "null"},
 		{[]string{"runs", "show", "1", "--store", store}, 0, "READ"},
 		{[]string{"runs", "compare", "1", "2", "--store", store}, 0, "READ"},
-		{[]string{"runs", "show", "99", "--store", store}, 1, "no such run"},
+		{[]string{"runs", "show", "99", "--store", store}, 2, "no such run"}, // bad input, as the README promises,
 		{[]string{"runs", "show", "x", "--store", store}, 2, "expected a positive number"},
 		{[]string{"runs", "frobnicate", "--store", store}, 2, "unknown subcommand"},
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/format"
 )
 
 func validateCmd(ctx context.Context, e *env, args []string) error {
@@ -30,16 +31,16 @@ func validateCmd(ctx context.Context, e *env, args []string) error {
 	printValidation(e, rep)
 	if !rep.Pass {
 		return fmt.Errorf("validation failed: measured mean response time %v is %.1f%% off the model's %v (tolerance %.0f%%)",
-			fmtDur(time.Duration(rep.Open.Mean*float64(time.Microsecond))), 100*rep.Deviation, fmtDur(rep.Predicted), 100*rep.Tolerance)
+			format.Duration(time.Duration(rep.Open.Mean*float64(time.Microsecond))), 100*rep.Deviation, format.Duration(rep.Predicted), 100*rep.Tolerance)
 	}
 	return nil
 }
 
 func printValidation(e *env, r *experiment.ValidationReport) {
-	us := func(x float64) string { return fmtDur(time.Duration(x * float64(time.Microsecond))) }
+	us := func(x float64) string { return format.Duration(time.Duration(x * float64(time.Microsecond))) }
 	w := e.stdout
 	fmt.Fprintf(w, "\n%-44s %10s %10s\n", "", "mean", "p99")
-	fmt.Fprintf(w, "%-44s %10s %10s\n", "queue model (predicted response time)", fmtDur(r.Predicted), fmtDur(r.PredictedP99))
+	fmt.Fprintf(w, "%-44s %10s %10s\n", "queue model (predicted response time)", format.Duration(r.Predicted), format.Duration(r.PredictedP99))
 	fmt.Fprintf(w, "%-44s %10s %10s   run %d\n", "dbrig, open model, response time", us(r.Open.Mean), us(float64(r.Open.P99)), r.OpenID)
 	fmt.Fprintf(w, "%-44s %10s %10s   run %d\n", "closed loop, send time (coordinated omission)", us(r.ClosedSend.Mean), us(float64(r.ClosedSend.P99)), r.ClosedID)
 	fmt.Fprintf(w, "%-44s %10s %10s\n", "closed loop, from intended start", us(r.ClosedResp.Mean), us(float64(r.ClosedResp.P99)))
@@ -48,16 +49,4 @@ func printValidation(e *env, r *experiment.ValidationReport) {
 		verdict = "FAIL"
 	}
 	fmt.Fprintf(w, "\n%s: measured mean is %.2f%% from the model (tolerance %.0f%%)\n", verdict, 100*r.Deviation, 100*r.Tolerance)
-}
-
-// fmtDur is replaced by the shared formatters (package format) on merge.
-func fmtDur(d time.Duration) string {
-	switch {
-	case d >= time.Second:
-		return fmt.Sprintf("%.2fs", d.Seconds())
-	case d >= time.Millisecond:
-		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
-	default:
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	}
 }
