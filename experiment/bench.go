@@ -66,7 +66,7 @@ func ResolveBench(path string, o BenchOptions) (*Bench, error) {
 	if o.Registry == nil {
 		o.Registry = all.Registry()
 	}
-	n, err := spec.CountCombinations(path)
+	n, err := spec.CountCombinations(path, o.Sets)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}

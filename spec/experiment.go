@@ -182,20 +182,32 @@ func ParseExperiment(name string, data []byte, sets []string) ([]Experiment, err
 	if root.Kind != yaml.MappingNode {
 		return nil, &FileError{Pos: pos(name, root), Msg: "expected a mapping (key: value lines) at the top"}
 	}
+	axes, err := matrixAxes(name, root)
+	if err != nil {
+		return nil, err
+	}
+	// --set wins over the file, the matrix included: setting an axis's key
+	// runs that one value.
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--set %q: expected key.path=value", s)
 		}
+		key := canonical(k)
+		if _, ok := schemaAt(key); !ok {
+			return nil, fmt.Errorf("--set %s: not a key of an experiment file%s", k, suggest(key, schemaPaths()))
+		}
 		var val yaml.Node
 		if err := yaml.Unmarshal([]byte(v), &val); err != nil || len(val.Content) == 0 {
 			val = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}}}
 		}
-		setPath(root, canonical(k), val.Content[0])
-	}
-	axes, err := matrixAxes(name, root)
-	if err != nil {
-		return nil, err
+		setPath(root, key, val.Content[0])
+		for i := 0; i < len(axes); i++ {
+			if axes[i].key == key {
+				axes = append(axes[:i], axes[i+1:]...)
+				i--
+			}
+		}
 	}
 	var out []Experiment
 	for _, combo := range combinations(axes) {
@@ -296,7 +308,7 @@ func combinations(axes []axis) [][]int {
 
 // CountCombinations returns how many runs a file's matrix and repeat make,
 // without decoding each (to refuse a huge sweep before expanding it).
-func CountCombinations(path string) (int, error) {
+func CountCombinations(path string, sets []string) (int, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
@@ -311,7 +323,14 @@ func CountCombinations(path string) (int, error) {
 	}
 	n := 1
 	for _, a := range axes {
-		n *= len(a.values)
+		set := false
+		for _, s := range sets {
+			k, _, _ := strings.Cut(s, "=")
+			set = set || canonical(k) == a.key
+		}
+		if !set {
+			n *= len(a.values)
+		}
 	}
 	return n, nil
 }

@@ -58,6 +58,17 @@ func TestParseExperimentMatrix(t *testing.T) {
 	}
 }
 
+// --set on a matrix axis runs that one value.
+func TestSetReplacesAnAxis(t *testing.T) {
+	exps, err := ParseExperiment("s.yaml", []byte(sweep), []string{"clients=8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exps) != 2 || exps[0].Load.Clients != 8 || len(exps[0].Matrix) != 1 {
+		t.Errorf("%d combinations, clients %d, matrix %v; want 2 with clients 8", len(exps), exps[0].Load.Clients, exps[0].Matrix)
+	}
+}
+
 func TestParseExperimentCluster(t *testing.T) {
 	exps, err := ParseExperiment("e.yaml", []byte(`
 system:
@@ -113,6 +124,7 @@ func TestParseExperimentErrors(t *testing.T) {
 		{"faults not yet", base + "scenario: [{kill: leader}]\n", nil, "x.yaml:3:12: scenario: faults are not supported yet"},
 		{"set with a bad value", base, []string{"load.clients=x"}, `load.clients: expected an integer, got "x"`},
 		{"set without =", base, []string{"load.clients"}, `--set "load.clients": expected key.path=value`},
+		{"set of an unknown key", base, []string{"load.clents=3"}, `--set load.clents: not a key of an experiment file (did you mean "load.clients"?)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

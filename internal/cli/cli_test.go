@@ -304,3 +304,44 @@ func TestServeWarnsOffLoopback(t *testing.T) {
 		}
 	}
 }
+
+func TestBenchExample(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	example := filepath.Join("..", "..", "examples", "pebble-clients-sweep.yaml")
+	code, out, errOut := dbrig(t, context.Background(), "bench", example, "--dry-run", "--store", store)
+	if code != 0 || strings.Count(out, "\nrun ") != 3 || !strings.Contains(out, "closed, 16 clients") {
+		t.Fatalf("--dry-run: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = dbrig(t, context.Background(), "bench", example, "--store", store, "--json", "--quiet",
+		"--set", "duration=1s", "--set", "warmup=0s", "--set", "records=2000")
+	if code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Experiment string `json:"experiment"`
+		Runs       []struct {
+			RunID  int64             `json:"run_id"`
+			Status string            `json:"status"`
+			Matrix map[string]string `json:"matrix"`
+			Ops    map[string]struct {
+				Count int64 `json:"count"`
+			} `json:"ops"`
+		} `json:"runs"`
+		Events []any `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if doc.Experiment != "pebble-clients-sweep" || len(doc.Runs) != 3 || doc.Events == nil {
+		t.Fatalf("JSON: %+v", doc)
+	}
+	for i, r := range doc.Runs {
+		want := []string{"1", "4", "16"}[i]
+		if r.Status != "done" || r.Matrix["load.clients"] != want || r.Ops["OVERALL"].Count == 0 {
+			t.Errorf("run %d: %+v", i, r)
+		}
+	}
+	if code, _, errOut := dbrig(t, context.Background(), "bench", example, "--set", "clients=many"); code != 2 || !strings.Contains(errOut, "load.clients") {
+		t.Errorf("bad --set: exit %d, %s", code, errOut)
+	}
+}
