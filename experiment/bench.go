@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/all"
+	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -111,9 +113,6 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 	if e.System.Cluster != nil {
 		return Options{}, e.Errorf("system.cluster", "local clusters are not wired into dbrig bench yet: run the system yourself and give its endpoints in system.props")
 	}
-	if len(e.Load.Schedule) > 0 {
-		return Options{}, e.Errorf("load.schedule", "rate schedules are not supported yet: give load.rate")
-	}
 	opts := Options{
 		Driver: e.System.Driver, PropFiles: e.Workload.Files,
 		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.Think,
@@ -122,6 +121,13 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 		Name:    strings.TrimSpace(name + " " + label),
 		Tags:    append([]string{"experiment:" + name}, e.Tags...),
 		Command: "dbrig bench " + e.File,
+	}
+	for _, st := range e.Load.Schedule {
+		if math.IsNaN(st.RampTo) {
+			opts.Schedule = append(opts.Schedule, run.RateStep{Rate: st.Rate, For: st.For})
+		} else {
+			opts.Schedule = append(opts.Schedule, run.RateStep{Rate: st.RampTo, For: st.For, Ramp: true})
+		}
 	}
 	if len(opts.PropFiles) == 0 {
 		opts.PropFiles = []string{"workloada"}

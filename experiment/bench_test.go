@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
+	"github.com/dbrig/dbrig/run"
 )
 
 // The sweep example resolves to one run per matrix value, each tagged with
@@ -108,5 +109,33 @@ repeat: 2
 		if _, ok := d.Phase(measure.PhaseMeasure); !ok {
 			t.Error("no measure phase stored")
 		}
+	}
+}
+
+// A rate schedule in the file becomes the open model's schedule; its length
+// bounds the run when no duration is given.
+func TestBenchSchedule(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "s.yaml")
+	os.WriteFile(f, []byte(`system: {driver: null}
+workload: {files: [workloadc]}
+dataset: {records: 10}
+load:
+  clients: 4
+  arrival: poisson
+  schedule:
+    - {rate: 100, for: 2s}
+    - {ramp_to: 500, for: 3s}
+`), 0o644)
+	b, err := ResolveBench(f, BenchOptions{Store: filepath.Join(t.TempDir(), "r.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := b.Runs[0].Plan.Config
+	m, ok := cfg.Model.(run.Open)
+	if !ok || len(m.Schedule) != 2 || !m.Schedule[1].Ramp || m.Schedule[1].Rate != 500 || cfg.Duration.Seconds() != 5 {
+		t.Errorf("model %#v duration %v; want the open model with the file's schedule, 5s", cfg.Model, cfg.Duration)
+	}
+	if s := cfg.Settings(); s.Arrival != "poisson" || s.Rate != 500 {
+		t.Errorf("settings %+v", s)
 	}
 }

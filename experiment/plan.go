@@ -35,8 +35,9 @@ type Options struct {
 	// files and -p, and are stored as what ran.
 	Overrides []Override
 
-	Model      string // "closed", "open" or "" (open when a rate is set)
-	Arrival    string // open model: "constant" (default) or "poisson"
+	Model      string         // "closed", "open" or "" (open when a rate or schedule is set)
+	Schedule   []run.RateStep // open model: the target rate over time, instead of a rate
+	Arrival    string         // open model: "constant" (default) or "poisson"
 	Warmup     time.Duration
 	ThinkTime  time.Duration
 	OpTimeout  time.Duration
@@ -240,11 +241,27 @@ func loadConfig(opts Options, p *spec.Props) (run.Config, error) {
 	if opts.LoadOnly {
 		return cfg, cfg.Check(false)
 	}
-	if cfg.Model, err = run.ModelNamed(opts.Model, run.Settings{Rate: rate, Arrival: opts.Arrival, ThinkTime: opts.ThinkTime, MaxBacklog: opts.MaxBacklog}); err != nil {
-		return cfg, err
-	}
 	cfg.Operations = ops
 	cfg.Duration = time.Duration(maxSecs * float64(time.Second))
+	if len(opts.Schedule) > 0 {
+		if opts.Model == run.ClosedName {
+			return cfg, &run.ConfigError{Field: "schedule", Value: "closed model", Want: "rate schedules belong to the open model"}
+		}
+		open, err := run.ModelNamed(run.OpenName, run.Settings{Arrival: opts.Arrival, MaxBacklog: opts.MaxBacklog, ThinkTime: opts.ThinkTime})
+		if err != nil {
+			return cfg, err
+		}
+		o := open.(run.Open)
+		o.Schedule, o.Rate = opts.Schedule, 0
+		cfg.Model = o
+		if cfg.Duration == 0 {
+			for _, s := range opts.Schedule {
+				cfg.Duration += s.For // the schedule's length bounds the run
+			}
+		}
+	} else if cfg.Model, err = run.ModelNamed(opts.Model, run.Settings{Rate: rate, Arrival: opts.Arrival, ThinkTime: opts.ThinkTime, MaxBacklog: opts.MaxBacklog}); err != nil {
+		return cfg, err
+	}
 	cfg.Warmup = opts.Warmup
 	cfg.OpTimeout = opts.OpTimeout
 	return cfg, cfg.Check(true)

@@ -1,18 +1,17 @@
 package run
 
-import (
-	"fmt"
-	"time"
-)
+import "fmt"
 
 // Arrival is an arrival process of the open model: it yields the intended
 // start of every operation. One process per file (arrival_*.go).
 type Arrival interface {
 	// Name is how the process is stored and given on the command line.
 	Name() string
-	// offsets returns a generator of intended starts, as offsets from the
-	// phase start, at rate ops/s; seed makes it reproducible.
-	offsets(rate float64, seed int64) func() time.Duration
+	// epochs returns the process at unit rate: the k-th value is when the
+	// k-th operation arrives, counted in operations the target rate asks
+	// for (the model's rate curve turns that into time); seed makes it
+	// reproducible.
+	epochs(seed int64) func() float64
 }
 
 // ArrivalNamed returns the arrival process called name ("" = constant).

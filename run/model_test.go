@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestModelNamed(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || m != tc.want {
+		if err != nil || !reflect.DeepEqual(m, tc.want) {
 			t.Errorf("ModelNamed(%q, %+v) = %#v, %v; want %#v", tc.name, tc.s, m, err, tc.want)
 		}
 	}

@@ -18,9 +18,12 @@ import (
 // the response time; an operation that finds the queue full (MaxBacklog) is
 // counted as dropped, and so is one still queued when the phase ends.
 type Open struct {
-	Rate       float64 // total ops/s (> 0)
+	Rate       float64 // total ops/s (> 0), unless Schedule is given
 	Arrival    Arrival // Constant{} when nil
 	MaxBacklog int     // queued operations before dropping (DefaultMaxBacklog when 0)
+	// Schedule, instead of Rate, varies the target rate over the phase:
+	// holds and linear ramps; no operation is intended after its end.
+	Schedule []RateStep
 }
 
 func (m Open) withDefaults() Open {
@@ -36,12 +39,28 @@ func (m Open) withDefaults() Open {
 // Settings implements Model.
 func (m Open) Settings() Settings {
 	m = m.withDefaults()
-	return Settings{Model: OpenName, Rate: m.Rate, Arrival: m.Arrival.Name(), MaxBacklog: m.MaxBacklog}
+	s := Settings{Model: OpenName, Rate: m.Rate, Arrival: m.Arrival.Name(), MaxBacklog: m.MaxBacklog}
+	for _, st := range m.Schedule {
+		s.Rate = max(s.Rate, st.Rate) // the peak: what the system must be able to take
+	}
+	return s
+}
+
+// curve is the model's target rate over the phase.
+func (m Open) curve() curve {
+	if len(m.Schedule) > 0 {
+		return scheduleCurve(m.Schedule)
+	}
+	return constantCurve(m.Rate)
 }
 
 // Check implements Model.
 func (m Open) Check(clients int) error {
 	switch {
+	case len(m.Schedule) > 0 && m.Rate != 0:
+		return &ConfigError{Field: "rate", Value: m.Rate, Want: "give a rate or a schedule, not both"}
+	case len(m.Schedule) > 0:
+		return checkSchedule(m.Schedule)
 	case m.Rate < 0 || math.IsNaN(m.Rate) || math.IsInf(m.Rate, 0):
 		return &ConfigError{Field: "rate", Value: m.Rate, Want: "expected ops/s ≥ 0"}
 	case m.Rate == 0:
@@ -92,14 +111,15 @@ func (o *openPhase) backlog() int64 { return int64(len(o.queue)) }
 // response time.
 func (o *openPhase) schedule() {
 	ph := o.ph
-	next := o.m.Arrival.offsets(o.m.Rate, seedFor(ph.cfg.Seed, streamArrivals, 0))
+	next := o.m.Arrival.epochs(seedFor(ph.cfg.Seed, streamArrivals, 0))
+	rate := o.m.curve()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	now := time.Now()
 	for o.ops == 0 || o.scheduled.Load() < o.ops {
-		off := next()
+		off, ok := rate.at(next())
 		intended := ph.start.Add(off)
-		if ph.expired(intended) {
+		if !ok || ph.expired(intended) {
 			ph.holdUntilDeadline(timer)
 			return
 		}

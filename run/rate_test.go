@@ -1,0 +1,81 @@
+package run
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+)
+
+// The curve's intended starts, computed by hand: 100/s for 1 s (operations
+// 0…99 at 10 ms apart), then a ramp from 100/s to 300/s over 1 s, whose
+// Λ(τ) = 100τ + 100τ² reaches 100 more operations at τ = 0.618 s (the root
+// of τ² + τ − 1), 200 more at τ = 1 s; then nothing.
+func TestScheduleCurve(t *testing.T) {
+	c := scheduleCurve([]RateStep{{Rate: 100, For: time.Second}, {Rate: 300, For: time.Second, Ramp: true}})
+	cases := []struct {
+		x    float64
+		want time.Duration
+		ok   bool
+	}{
+		{0, 0, true},
+		{1, 10 * time.Millisecond, true},
+		{99, 990 * time.Millisecond, true},
+		{100, time.Second, true},
+		{200, time.Second + time.Duration((math.Sqrt(5)-1)/2*1e9), true},
+		{299.999, 2*time.Second - 5*time.Microsecond, true},
+		{300, 0, false},
+	}
+	for _, tc := range cases {
+		got, ok := c.at(tc.x)
+		if ok != tc.ok || (ok && (got-tc.want).Abs() > 10*time.Microsecond) {
+			t.Errorf("at(%v) = %v, %v; want %v, %v", tc.x, got, ok, tc.want, tc.ok)
+		}
+	}
+	if c.length() != 2*time.Second {
+		t.Errorf("length %v, want 2s", c.length())
+	}
+	for _, tc := range []struct {
+		t    time.Duration
+		want float64
+	}{{0, 100}, {500 * time.Millisecond, 100}, {1500 * time.Millisecond, 200}, {3 * time.Second, 0}} {
+		if got := c.rateAt(tc.t); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("rateAt(%v) = %v, want %v", tc.t, got, tc.want)
+		}
+	}
+	// A ramp down, and a ramp from nothing as the first step.
+	d := scheduleCurve([]RateStep{{Rate: 200, For: time.Second, Ramp: true}, {Rate: 0, For: time.Second, Ramp: true}})
+	if got, _ := d.at(100); (got - time.Second).Abs() > 10*time.Microsecond {
+		t.Errorf("ramp up 0→200/s: operation 100 at %v, want 1s", got)
+	}
+	if got, _ := d.at(150); (got - time.Duration((2-math.Sqrt(0.5))*1e9)).Abs() > 10*time.Microsecond {
+		t.Errorf("ramp down 200→0/s: operation 150 at %v, want %v", got, time.Duration((2-math.Sqrt(0.5))*1e9))
+	}
+}
+
+// A run under a schedule issues what the schedule asks for: 200/s for
+// 300 ms, then a ramp to 600/s over 300 ms = 60 + 120 operations, and the
+// phase ends with the schedule.
+func TestOpenSchedule(t *testing.T) {
+	m := Open{Schedule: []RateStep{{Rate: 200, For: 300 * time.Millisecond}, {Rate: 600, For: 300 * time.Millisecond, Ramp: true}}}
+	sums, err := Run(context.Background(), &fakeDB{}, &fakeWorkload{}, fast(Config{Clients: 2, Model: m, Duration: 600 * time.Millisecond}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := measureSummary(t, sums)
+	if n := sum.Overall.Count + sum.Dropped; n < 179 || n > 180 {
+		t.Errorf("%d operations scheduled, want 180 (60 held + 120 ramping)", n)
+	}
+	if s := m.Settings(); s.Rate != 600 || s.Model != OpenName {
+		t.Errorf("settings %+v, want the open model with its peak rate 600", s)
+	}
+	for _, bad := range []Open{
+		{Rate: 5, Schedule: m.Schedule},
+		{Schedule: []RateStep{{Rate: 0, For: time.Second}}},
+		{Schedule: []RateStep{{Rate: 10, For: 0}}},
+	} {
+		if err := bad.Check(1); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
