@@ -162,8 +162,8 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 	}
 	if _, ok := e.Position("load.operations"); ok {
 		set("load.operations", "operationcount", strconv.FormatInt(e.Load.Operations, 10))
-	} else if _, ok := e.Position("load.duration"); ok {
-		set("load.operations", "operationcount", "0") // a duration alone bounds the run
+	} else if _, ok := e.Position("load.duration"); ok || len(e.Load.Schedule) > 0 {
+		set("load.operations", "operationcount", "0") // a duration or schedule alone bounds the run
 	}
 	if _, ok := e.Position("load.duration"); ok {
 		set("load.duration", "maxexecutiontime", strconv.FormatFloat(e.Load.Duration.Seconds(), 'f', -1, 64))

@@ -13,6 +13,7 @@ import (
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
+	"github.com/dbrig/dbrig/run"
 )
 
 // benchCmd: dbrig bench FILE.yaml [--dry-run] [--set k=v]… [--json]
@@ -114,6 +115,13 @@ func printPlan(w io.Writer, b *experiment.Bench) {
 		}
 		if s.Model == "open" {
 			model += ", " + s.Arrival + " arrivals"
+		}
+		if o, ok := p.Config.Model.(run.Open); ok && len(o.Schedule) > 0 {
+			var steps []string
+			for _, st := range o.Schedule {
+				steps = append(steps, st.String())
+			}
+			model = fmt.Sprintf("%s, %d clients, schedule: %s, %s arrivals", s.Model, p.Config.Clients, strings.Join(steps, ", "), s.Arrival)
 		}
 		if s.ThinkTime > 0 {
 			model += ", think " + s.ThinkTime.String()
