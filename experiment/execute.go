@@ -53,6 +53,10 @@ type Outcome struct {
 	PhaseStarts map[string]time.Time
 	// Origin is the driver's time origin when it has one (driver.TimeOrigin).
 	Origin time.Time
+	// StoreErr is set when part of the run could not be written to the
+	// results store (a full disk, a lost connection): the run is then not
+	// completely stored, though what was written before stays readable.
+	StoreErr error
 }
 
 // Measured returns the measure phase's summary, if the run got that far.
@@ -117,12 +121,13 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		obs.then = h.Observer
 	}
 	sums, runErr := p.perform(ctx, db, obs)
-	runErr = errors.Join(runErr, obs.close())
+	storeErr := obs.close()
 	for _, sum := range sums {
 		if err := store.AddPhase(wctx, runID, sum); err != nil {
-			runErr = errors.Join(runErr, fmt.Errorf("store phase %s: %w", sum.Phase, err))
+			storeErr = errors.Join(storeErr, fmt.Errorf("store phase %s: %w", sum.Phase, err))
 		}
 	}
+	runErr = errors.Join(runErr, storeErr)
 	out.Phases = sums
 	msg := ""
 	switch {
@@ -132,8 +137,10 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		out.Status, msg = StatusFailed, runErr.Error()
 	}
 	if err := store.FinishRun(wctx, runID, out.Status, time.Now(), msg); err != nil {
+		storeErr = errors.Join(storeErr, err)
 		runErr = errors.Join(runErr, err)
 	}
+	out.StoreErr = storeErr
 	return out, runErr
 }
 

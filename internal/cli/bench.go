@@ -73,6 +73,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(table)
 		report.Summary(table, report.Header{RunID: o.Outcome.RunID, Name: o.Run.Plan.Name, System: o.Run.Plan.Driver,
 			Workload: o.Run.Plan.WorkloadName(), Status: o.Outcome.Status}, o.Outcome.Phases)
+		printStored(table, o.Outcome)
 		interrupted = interrupted || o.Outcome.Status == experiment.StatusInterrupted
 	}
 	var ids []string

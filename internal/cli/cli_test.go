@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -343,5 +345,35 @@ func TestBenchExample(t *testing.T) {
 	}
 	if code, _, errOut := dbrig(t, context.Background(), "bench", example, "--set", "clients=many"); code != 2 || !strings.Contains(errOut, "load.clients") {
 		t.Errorf("bad --set: exit %d, %s", code, errOut)
+	}
+}
+
+// A store whose disk fills up mid-run: the run says it was not stored
+// completely (never "stored"), exits non-zero, and what was written before
+// stays readable. Needs root to mount a tiny tmpfs (CI runs as root).
+func TestFullDiskIsNotCalledStored(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs (needs root): %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	store := filepath.Join(dir, "r.db")
+	openStore(t, store).Close() // the schema fits; then leave room for the run's first rows only
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	if err := os.WriteFile(filepath.Join(dir, "filler"), make([]byte, free-160<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := dbrig(t, context.Background(), "run", "--driver", "null", "--store", store, "--quiet",
+		"-P", "workloada", "-p", "recordcount=100", "-p", "operationcount=0", "--duration", "3s")
+	if code == 0 || !strings.Contains(out, "NOT stored completely") || strings.Contains(out, "stored (") {
+		t.Errorf("exit %d; stdout:\n%s\nstderr:\n%s\nwant a non-zero exit and 'NOT stored completely'", code, out, errOut)
+	}
+	code, list, errOut := dbrig(t, context.Background(), "runs", "list", "--store", store)
+	if code != 0 || !strings.Contains(list, "null") {
+		t.Errorf("runs list after the full disk: exit %d\n%s%s", code, list, errOut)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -187,8 +188,18 @@ func printSummary(e *env, f *runFlags, plan *experiment.Plan, out *experiment.Ou
 			report.YCSB(table, s)
 		}
 	}
-	fmt.Fprintf(table, "run %d stored (%s); see: dbrig runs show %d\n", out.RunID, out.Status, out.RunID)
+	printStored(table, out)
 	if f.jsonOut {
 		report.JSON(e.stdout, out.RunID, out.Status, out.Phases)
 	}
+}
+
+// printStored says whether the run is in the results store: never "stored"
+// when a write failed (a full disk), so nobody trusts a partial record.
+func printStored(w io.Writer, out *experiment.Outcome) {
+	if out.StoreErr != nil {
+		fmt.Fprintf(w, "run %d was NOT stored completely (%v); what was written before is kept: dbrig runs show %d\n", out.RunID, out.StoreErr, out.RunID)
+		return
+	}
+	fmt.Fprintf(w, "run %d stored (%s); see: dbrig runs show %d\n", out.RunID, out.Status, out.RunID)
 }
