@@ -189,14 +189,12 @@ func (s *Store) AddInterval(ctx context.Context, runID int64, iv measure.Interva
 		hist             []byte
 		dropped, backlog int64
 	}
-	enc := s.getEncoder()
-	defer s.encoders.Put(enc)
 	rows := make([]row, 0, len(iv.Ops)+1)
 	allResp, allSvc := measure.NewHistogram(), measure.NewHistogram()
 	allClasses := map[string]int64{}
 	var allCount, allErrors int64
 	for _, o := range iv.Ops {
-		hist, err := enc.encode(o.Response)
+		hist, err := encodeHist(o.Response)
 		if err != nil {
 			return fmt.Errorf("add interval: op %s: %w", o.Op, err)
 		}
@@ -300,17 +298,15 @@ func (s *Store) AddPhase(ctx context.Context, runID int64, sum measure.Summary) 
 		op        measure.OpSummary
 		hist, svc []byte
 	}
-	enc := s.getEncoder()
-	defer s.encoders.Put(enc)
 	ops := make([]encoded, 0, len(sum.Ops)+1)
 	overall := sum.Overall
 	overall.Op = OverallOp
 	for _, o := range append(append([]measure.OpSummary(nil), sum.Ops...), overall) {
-		h, err := enc.encode(o.ResponseHist)
+		h, err := encodeHist(o.ResponseHist)
 		if err != nil {
 			return fmt.Errorf("add phase %s: op %s: %w", sum.Phase, o.Op, err)
 		}
-		sh, err := enc.encode(o.ServiceHist)
+		sh, err := encodeHist(o.ServiceHist)
 		if err != nil {
 			return fmt.Errorf("add phase %s: op %s: %w", sum.Phase, o.Op, err)
 		}
