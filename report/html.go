@@ -201,7 +201,7 @@ func runViewOf(rd RunData) runView {
 		rv.Label = fmt.Sprintf("#%d %s", d.ID, d.Name)
 	}
 	for _, iv := range rd.Intervals {
-		if iv.Op == results.OverallOp {
+		if iv.Op == measure.OverallOp {
 			rv.Intervals++
 		}
 	}
@@ -211,7 +211,7 @@ func runViewOf(rd RunData) runView {
 			rv.Summary = append(rv.Summary, sumRowOf(o, false))
 		}
 		ov := s.Overall
-		ov.Op = results.OverallOp
+		ov.Op = measure.OverallOp
 		rv.Summary = append(rv.Summary, sumRowOf(ov, true))
 		rv.Errors = s.Errors
 	}

@@ -235,8 +235,8 @@ func runLabel(rd RunData, multi bool) string {
 // opsOf returns OVERALL then every operation in the order first seen in the
 // summaries, then in the intervals.
 func opsOf(runs []RunData) []string {
-	ops := []string{results.OverallOp}
-	seen := map[string]bool{results.OverallOp: true}
+	ops := []string{measure.OverallOp}
+	seen := map[string]bool{measure.OverallOp: true}
 	add := func(op string) {
 		if !seen[op] {
 			seen[op] = true
@@ -389,7 +389,7 @@ func distribution(runs []RunData, op string, multi bool) Chart {
 
 // summaryOp finds op (or OVERALL) in a phase summary.
 func summaryOp(s *measure.Summary, op string) (measure.OpSummary, bool) {
-	if op == results.OverallOp || op == measure.OverallOp {
+	if op == measure.OverallOp {
 		return s.Overall, s.Overall.Count > 0 || s.Overall.ResponseHist != nil
 	}
 	for _, o := range s.Ops {
@@ -416,7 +416,7 @@ func errorChart(runs []RunData, x []Num, bands []Band, marks []Mark, xmax float6
 		return Num(float64(n) / iv.Length.Seconds())
 	}
 	for i, rd := range runs {
-		rows := opRows(rd.Intervals, results.OverallOp)
+		rows := opRows(rd.Intervals, measure.OverallOp)
 		xs := xsOf(rd.Intervals)
 		name := runLabel(rd, multi)
 		if multi {

@@ -115,7 +115,7 @@ func writePhase(ew *errWriter, s measure.Summary) {
 // overall returns the OVERALL row, named so even when the recorder left Op empty.
 func overall(s measure.Summary) measure.OpSummary {
 	o := s.Overall
-	o.Op = results.OverallOp
+	o.Op = measure.OverallOp
 	return o
 }
 

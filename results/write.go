@@ -24,9 +24,6 @@ const (
 	StatusInterrupted = "interrupted"
 )
 
-// OverallOp is the op name of the rows that merge all operations.
-const OverallOp = "OVERALL"
-
 // RunInfo is the full context of a run: what is needed to understand and
 // repeat it. Target, Props, Command and Spec should be redacted by the caller;
 // the store redacts them again.
@@ -208,7 +205,7 @@ func (s *Store) AddInterval(ctx context.Context, runID int64, iv measure.Interva
 		allCount += o.Count
 		allErrors += o.Errors
 	}
-	rows = append(rows, row{op: OverallOp, count: allCount, errors: allErrors, classes: encodeClasses(allClasses),
+	rows = append(rows, row{op: measure.OverallOp, count: allCount, errors: allErrors, classes: encodeClasses(allClasses),
 		resp: histStats(allResp), svcP99: percentile(allSvc, 99), dropped: iv.Dropped, backlog: iv.Backlog})
 
 	tMS := iv.End.Sub(start).Milliseconds()
@@ -300,7 +297,7 @@ func (s *Store) AddPhase(ctx context.Context, runID int64, sum measure.Summary) 
 	}
 	ops := make([]encoded, 0, len(sum.Ops)+1)
 	overall := sum.Overall
-	overall.Op = OverallOp
+	overall.Op = measure.OverallOp
 	for _, o := range append(append([]measure.OpSummary(nil), sum.Ops...), overall) {
 		h, err := encodeHist(o.ResponseHist)
 		if err != nil {
