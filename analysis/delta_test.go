@@ -105,7 +105,7 @@ func TestDiff(t *testing.T) {
 	if c := read.Change(P99); c.Rel != -0.5 || c.Verdict != Better {
 		t.Errorf("READ p99 change = %+v, want -50%%, better", c)
 	}
-	all, _ := d.Op(results.OverallOp)
+	all, _ := d.Op(measure.OverallOp)
 	if c := all.Change(Throughput); c.A != 1100 || c.B != 1250 {
 		t.Errorf("OVERALL ops/s = %v → %v, want 1100 → 1250", c.A, c.B)
 	}

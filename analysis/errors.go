@@ -3,6 +3,7 @@ package analysis
 import (
 	"sort"
 
+	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -17,7 +18,7 @@ func errorChart(runs []Run, x []Num, bands []Band, marks []Mark, xmax float64, m
 	}
 	errs := func(iv results.IntervalRow) Num { return perSecond(iv.Errors, iv) }
 	for i, r := range runs {
-		rows := opRows(r.Intervals, results.OverallOp)
+		rows := opRows(r.Intervals, measure.OverallOp)
 		xs := xsOf(r.Intervals)
 		name := runLabel(r, multi)
 		if multi {

@@ -126,8 +126,8 @@ func Analyze(runs []Run) *Set {
 // opsOf returns OVERALL then every operation in the order first seen in the
 // summaries, then in the intervals.
 func opsOf(runs []Run) []string {
-	ops := []string{results.OverallOp}
-	seen := map[string]bool{results.OverallOp: true}
+	ops := []string{measure.OverallOp}
+	seen := map[string]bool{measure.OverallOp: true}
 	add := func(op string) {
 		if !seen[op] {
 			seen[op] = true
@@ -158,13 +158,13 @@ func WithOverall(s measure.Summary) []measure.OpSummary {
 // Overall returns the OVERALL row of a phase, named OVERALL.
 func Overall(s measure.Summary) measure.OpSummary {
 	o := s.Overall
-	o.Op = results.OverallOp
+	o.Op = measure.OverallOp
 	return o
 }
 
 // OpOf finds op (or OVERALL, which every phase has) in a phase summary.
 func OpOf(s measure.Summary, op string) (measure.OpSummary, bool) {
-	if op == results.OverallOp || op == measure.OverallOp {
+	if op == measure.OverallOp {
 		return Overall(s), true
 	}
 	for _, o := range s.Ops {

@@ -1,5 +1,6 @@
 // Package driver defines what a system has to implement to be benchmarked by
-// dbrig: the DB interface, optional capabilities, and error classes.
+// dbrig: the DB interface and optional capabilities. Errors are sorted into
+// classes by package errclass.
 //
 // One subpackage per system (sim, pebble, null, redis, postgres, ...) provides
 // an Open function; driver/all wires them into a Registry.
@@ -22,7 +23,8 @@ type Record map[string][]byte
 // clients of a run, so every method must be safe for concurrent use.
 type DB interface {
 	// Read returns the named fields of one record (all fields when fields is nil).
-	// A missing key returns an error that wraps ErrNotFound.
+	// A missing key returns an error that wraps errclass.ErrNotFound; other
+	// errors should carry a class (errclass.Wrap) so a run can count them.
 	Read(ctx context.Context, table, key string, fields []string) (Record, error)
 	// Scan returns up to n records in key order, starting at startKey (inclusive).
 	Scan(ctx context.Context, table, startKey string, n int, fields []string) ([]Record, error)
@@ -101,71 +103,6 @@ func (r Registry) Names() []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// ErrNotFound is wrapped by Read, Update and Delete when the key does not exist.
-var ErrNotFound = errors.New("not found")
-
-// Class is the kind of an error, so a run can keep going through faults and
-// count what went wrong.
-type Class string
-
-const (
-	ClassNone        Class = ""
-	ClassNotFound    Class = "not_found"
-	ClassTimeout     Class = "timeout"
-	ClassUnavailable Class = "unavailable"
-	ClassConflict    Class = "conflict"
-	ClassOther       Class = "other"
-)
-
-// Classes lists every error class in a fixed order (index = Class.Index()).
-var Classes = [...]Class{ClassNotFound, ClassTimeout, ClassUnavailable, ClassConflict, ClassOther}
-
-// Index is the position of c in Classes, or -1 for ClassNone.
-func (c Class) Index() int {
-	for i, x := range Classes {
-		if x == c {
-			return i
-		}
-	}
-	return -1
-}
-
-// ClassError attaches a class to an error. Drivers wrap the errors of their
-// client library with it (see Classify).
-type ClassError struct {
-	Class Class
-	Err   error
-}
-
-func (e *ClassError) Error() string { return string(e.Class) + ": " + e.Err.Error() }
-func (e *ClassError) Unwrap() error { return e.Err }
-
-// Classify wraps err with a class; nil stays nil.
-func Classify(class Class, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &ClassError{Class: class, Err: err}
-}
-
-// ClassOf tells the class of an error returned by a driver.
-func ClassOf(err error) Class {
-	if err == nil {
-		return ClassNone
-	}
-	if errors.Is(err, ErrNotFound) {
-		return ClassNotFound
-	}
-	var ce *ClassError
-	if errors.As(err, &ce) {
-		return ce.Class
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return ClassTimeout
-	}
-	return ClassOther
 }
 
 // ScheduleAware is implemented by a DB that wants to know when each operation

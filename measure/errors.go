@@ -3,7 +3,7 @@ package measure
 import (
 	"sort"
 
-	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 )
 
 // OtherMessages is the Message of the ErrorSample that counts the errors
@@ -31,7 +31,7 @@ func newErrorSet(max int) *errorSet { return &errorSet{max: max} }
 func (s *errorSet) clear() { s.entries = s.entries[:0] }
 
 // add counts n errors; op is "" in a client's per-op set.
-func (s *errorSet) addOp(op string, class driver.Class, msg string, n int64) {
+func (s *errorSet) addOp(op string, class errclass.Class, msg string, n int64) {
 	kept := 0
 	other := -1
 	for i := range s.entries {
@@ -59,12 +59,12 @@ func (s *errorSet) addOp(op string, class driver.Class, msg string, n int64) {
 	}
 }
 
-func (s *errorSet) add(class driver.Class, msg string, n int64) { s.addOp("", class, msg, n) }
+func (s *errorSet) add(class errclass.Class, msg string, n int64) { s.addOp("", class, msg, n) }
 
 // mergeInto adds a client's per-op set into a phase-level set under op.
 func (s *errorSet) mergeInto(dst *errorSet, op string) {
 	for _, e := range s.entries {
-		dst.addOp(op, driver.Class(e.Class), e.Message, e.Count)
+		dst.addOp(op, errclass.Class(e.Class), e.Message, e.Count)
 	}
 }
 

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"encoding/base64"
 	"fmt"
 	"io"
 	"strings"
@@ -15,11 +16,12 @@ import (
 // Values are microseconds: run HistogramLogProcessor with
 // -outputValueUnitRatio 1000 to see milliseconds.
 //
-// The headers and the compressed histograms come from hdrhistogram-go; the
-// interval lines are formatted here because v1.1.2's
-// OutputIntervalHistogram writes the end timestamp (in ms) where the format
-// has the interval length in seconds, and OutputBaseTime spells the
-// "#[BaseTime:" marker with a lower-case t that readers do not recognise.
+// The headers come from hdrhistogram-go and the histograms from
+// EncodeHistogram (the log holds their base64). The interval lines are
+// formatted here because v1.1.2's OutputIntervalHistogram writes the end
+// timestamp (in ms) where the format has the interval length in seconds, and
+// OutputBaseTime spells the "#[BaseTime:" marker with a lower-case t that
+// readers do not recognise.
 type LogWriter struct {
 	w    io.Writer
 	lw   *hdr.HistogramLogWriter
@@ -60,14 +62,14 @@ func (l *LogWriter) WriteInterval(iv Interval) error {
 		if o.Response == nil {
 			continue
 		}
-		payload, err := o.Response.Encode(hdr.V2CompressedEncodingCookieBase)
+		raw, err := EncodeHistogram(o.Response)
 		if err != nil {
-			return fmt.Errorf("hdr log: encode %s: %w", o.Op, err)
+			return fmt.Errorf("hdr log: %s: %w", o.Op, err)
 		}
 		// Max is written in milliseconds, as HdrHistogram does for its
 		// default nanosecond values scaled by 1e6.
 		_, err = fmt.Fprintf(l.w, "Tag=%s,%.3f,%.3f,%.3f,%s\n",
-			logTag(o.Op), start, length, float64(o.Response.Max())/1000, payload)
+			logTag(o.Op), start, length, float64(o.Response.Max())/1000, base64.StdEncoding.EncodeToString(raw))
 		if err != nil {
 			return fmt.Errorf("hdr log: %w", err)
 		}

@@ -7,7 +7,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 )
 
 // InvalidOp names the extra operation slot that records operations whose
@@ -100,7 +100,7 @@ func (r *Recorder) Cut(phase string, end time.Time) Interval {
 					if o.Classes == nil {
 						o.Classes = make(map[string]int64)
 					}
-					o.Classes[string(driver.Classes[ci])] += n
+					o.Classes[string(errclass.All[ci])] += n
 				}
 			}
 			o.Response.Merge(b.resp)
@@ -144,7 +144,7 @@ type Shard struct {
 
 // Record records one operation: response time is ended − intended, service
 // time ended − started (microseconds, clamped into the histogram range). A
-// non-nil err counts as an error of class driver.ClassOf(err). It does not
+// non-nil err counts as an error of class errclass.Of(err). It does not
 // allocate unless err is non-nil.
 func (c *Shard) Record(op Op, intended, started, ended time.Time, err error) {
 	resp := clampUS(ended.Sub(intended))
@@ -153,9 +153,9 @@ func (c *Shard) Record(op Op, intended, started, ended time.Time, err error) {
 	var msg string
 	if err != nil {
 		// Outside the lock: classification and formatting can be slow.
-		class = driver.ClassOf(err).Index()
+		class = errclass.Of(err).Index()
 		if class < 0 {
-			class = driver.ClassOther.Index()
+			class = errclass.Other.Index()
 		}
 		msg = err.Error()
 	}
@@ -180,7 +180,7 @@ func (c *Shard) Record(op Op, intended, started, ended time.Time, err error) {
 		if b.msgs == nil {
 			b.msgs = newErrorSet(clientMessages)
 		}
-		b.msgs.add(driver.Classes[class], msg, 1)
+		b.msgs.add(errclass.All[class], msg, 1)
 	}
 	c.mu.Unlock()
 }
@@ -206,7 +206,7 @@ type opBuf struct {
 	resp, svc *hdr.Histogram
 	count     int64
 	errors    int64
-	classes   [len(driver.Classes)]int64
+	classes   [len(errclass.All)]int64
 	msgs      *errorSet
 }
 
@@ -214,7 +214,7 @@ func (b *opBuf) reset() {
 	b.resp.Reset()
 	b.svc.Reset()
 	b.count, b.errors = 0, 0
-	b.classes = [len(driver.Classes)]int64{}
+	b.classes = [len(errclass.All)]int64{}
 	if b.msgs != nil {
 		b.msgs.clear()
 	}

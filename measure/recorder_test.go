@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 )
 
 var t0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -36,8 +36,8 @@ func TestRecordResponseAndService(t *testing.T) {
 	}{
 		{0, 0, 0, 100, nil},
 		{0, 0, 5000, 5200, nil}, // queued 5 ms: response 5200, service 200
-		{1, 10, 10, 40, driver.Classify(driver.ClassTimeout, errors.New("deadline"))},
-		{1, 10, 10, 50, fmt.Errorf("get k: %w", driver.ErrNotFound)},
+		{1, 10, 10, 40, errclass.Wrap(errclass.Timeout, errors.New("deadline"))},
+		{1, 10, 10, 50, fmt.Errorf("get k: %w", errclass.ErrNotFound)},
 	}
 	for _, tc := range cases {
 		c.Record(tc.op, t0.Add(us(tc.intended)), t0.Add(us(tc.start)), t0.Add(us(tc.end)), tc.err)

@@ -4,7 +4,8 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// OverallOp is the Op name of Summary.Overall.
+// OverallOp is the Op name of Summary.Overall, and of the rows that merge
+// all operations wherever intervals and summaries are stored or shown.
 const OverallOp = "OVERALL"
 
 // Accumulator merges the intervals of one phase as they arrive, so a long run

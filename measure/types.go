@@ -45,7 +45,7 @@ type OpInterval struct {
 	Op      string
 	Count   int64            // completed operations, errors included
 	Errors  int64            // operations that returned an error
-	Classes map[string]int64 // errors by driver.Class
+	Classes map[string]int64 // errors by errclass.Class
 	// Response is end − intended start ("latency"); Service is end − actual start.
 	Response *hdr.Histogram
 	Service  *hdr.Histogram

@@ -213,7 +213,7 @@ func runViewOf(rd analysis.Run) runView {
 		rv.Label = fmt.Sprintf("#%d %s", d.ID, d.Name)
 	}
 	for _, iv := range rd.Intervals {
-		if iv.Op == results.OverallOp {
+		if iv.Op == measure.OverallOp {
 			rv.Intervals++
 		}
 	}

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/dbrig/dbrig/measure"
 )
 
@@ -44,27 +42,6 @@ func BenchmarkAddInterval(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// BenchmarkEncodeHist is the part of AddInterval spent encoding histograms,
-// against the library's own encoder (which the store does not use).
-func BenchmarkEncodeHist(b *testing.B) {
-	h := realisticInterval(b, time.Now()).Ops[0].Response
-	b.Run("store", func(b *testing.B) {
-		var e histEncoder
-		for i := 0; i < b.N; i++ {
-			if _, err := e.encode(h); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("library", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			if _, err := h.Encode(hdr.V2CompressedEncodingCookieBase); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }
 
 // BenchmarkRunDetail reads a whole run (10 phases' worth of op stats decoded).

@@ -330,7 +330,7 @@ func (s *Store) readOpStats(ctx context.Context, id int64, sums []measure.Summar
 		if !ok {
 			continue
 		}
-		if o.Op == OverallOp {
+		if o.Op == measure.OverallOp {
 			sums[i].Overall = o
 		} else {
 			sums[i].Ops = append(sums[i].Ops, o)

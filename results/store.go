@@ -35,15 +35,6 @@ type Store struct {
 
 	mu     sync.Mutex
 	starts map[int64]time.Time // run id → start, for the t_ms of intervals and events
-
-	encoders sync.Pool // of *histEncoder
-}
-
-func (s *Store) getEncoder() *histEncoder {
-	if e, ok := s.encoders.Get().(*histEncoder); ok {
-		return e
-	}
-	return &histEncoder{}
 }
 
 // busyTimeout is how long an SQLite writer waits for another one (another

@@ -78,7 +78,7 @@ func opSummary(t testing.TB, op string, errs int64, secs float64, resp, svc []in
 func sampleSummary(t testing.TB, phase string, start time.Time, scale int64) measure.Summary {
 	read := opSummary(t, "READ", 2, 10, spread(900, 100*scale, 3), spread(900, 90*scale, 3))
 	update := opSummary(t, "UPDATE", 0, 10, spread(100, 500*scale, 50), spread(100, 400*scale, 50))
-	all := opSummary(t, OverallOp, 2, 10, append(spread(900, 100*scale, 3), spread(100, 500*scale, 50)...),
+	all := opSummary(t, measure.OverallOp, 2, 10, append(spread(900, 100*scale, 3), spread(100, 500*scale, 50)...),
 		append(spread(900, 90*scale, 3), spread(100, 400*scale, 50)...))
 	all.Classes = map[string]int64{"timeout": 2}
 	return measure.Summary{Phase: phase, Start: start, End: start.Add(10 * time.Second),

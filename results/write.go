@@ -24,9 +24,6 @@ const (
 	StatusInterrupted = "interrupted"
 )
 
-// OverallOp is the op name of the rows that merge all operations.
-const OverallOp = "OVERALL"
-
 // RunInfo is the full context of a run: what is needed to understand and
 // repeat it. Target, Props, Command and Spec should be redacted by the caller;
 // the store redacts them again.
@@ -189,14 +186,12 @@ func (s *Store) AddInterval(ctx context.Context, runID int64, iv measure.Interva
 		hist             []byte
 		dropped, backlog int64
 	}
-	enc := s.getEncoder()
-	defer s.encoders.Put(enc)
 	rows := make([]row, 0, len(iv.Ops)+1)
 	allResp, allSvc := measure.NewHistogram(), measure.NewHistogram()
 	allClasses := map[string]int64{}
 	var allCount, allErrors int64
 	for _, o := range iv.Ops {
-		hist, err := enc.encode(o.Response)
+		hist, err := encodeHist(o.Response)
 		if err != nil {
 			return fmt.Errorf("add interval: op %s: %w", o.Op, err)
 		}
@@ -210,7 +205,7 @@ func (s *Store) AddInterval(ctx context.Context, runID int64, iv measure.Interva
 		allCount += o.Count
 		allErrors += o.Errors
 	}
-	rows = append(rows, row{op: OverallOp, count: allCount, errors: allErrors, classes: encodeClasses(allClasses),
+	rows = append(rows, row{op: measure.OverallOp, count: allCount, errors: allErrors, classes: encodeClasses(allClasses),
 		resp: histStats(allResp), svcP99: percentile(allSvc, 99), dropped: iv.Dropped, backlog: iv.Backlog})
 
 	tMS := iv.End.Sub(start).Milliseconds()
@@ -300,17 +295,15 @@ func (s *Store) AddPhase(ctx context.Context, runID int64, sum measure.Summary) 
 		op        measure.OpSummary
 		hist, svc []byte
 	}
-	enc := s.getEncoder()
-	defer s.encoders.Put(enc)
 	ops := make([]encoded, 0, len(sum.Ops)+1)
 	overall := sum.Overall
-	overall.Op = OverallOp
+	overall.Op = measure.OverallOp
 	for _, o := range append(append([]measure.OpSummary(nil), sum.Ops...), overall) {
-		h, err := enc.encode(o.ResponseHist)
+		h, err := encodeHist(o.ResponseHist)
 		if err != nil {
 			return fmt.Errorf("add phase %s: op %s: %w", sum.Phase, o.Op, err)
 		}
-		sh, err := enc.encode(o.ServiceHist)
+		sh, err := encodeHist(o.ServiceHist)
 		if err != nil {
 			return fmt.Errorf("add phase %s: op %s: %w", sum.Phase, o.Op, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/workload"
 )
@@ -50,7 +51,7 @@ func (db *fakeDB) Read(ctx context.Context, table, key string, fields []string) 
 		time.Sleep(db.service)
 	}
 	if db.failEvery > 0 && n%db.failEvery == 0 {
-		return nil, driver.Classify(driver.ClassUnavailable, fmt.Errorf("node %d down", n%3))
+		return nil, errclass.Wrap(errclass.Unavailable, fmt.Errorf("node %d down", n%3))
 	}
 	return nil, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 )
 
 // opTimeout bounds one healthy operation, so a hanging driver fails the
@@ -114,11 +115,11 @@ func (s *suite) check(t *testing.T, db driver.DB, table, key string, fields []st
 // wantNotFound checks that err is a not-found error, by errors.Is and class.
 func wantNotFound(t *testing.T, what string, err error) {
 	t.Helper()
-	if !errors.Is(err, driver.ErrNotFound) {
-		t.Fatalf("%s: error %v, want one wrapping driver.ErrNotFound", what, err)
+	if !errors.Is(err, errclass.ErrNotFound) {
+		t.Fatalf("%s: error %v, want one wrapping errclass.ErrNotFound", what, err)
 	}
-	if c := driver.ClassOf(err); c != driver.ClassNotFound {
-		t.Fatalf("%s: class %q, want %q", what, c, driver.ClassNotFound)
+	if c := errclass.Of(err); c != errclass.NotFound {
+		t.Fatalf("%s: class %q, want %q", what, c, errclass.NotFound)
 	}
 }
 
@@ -458,7 +459,7 @@ func (s *suite) target(t *testing.T, db driver.DB, _ string) {
 }
 
 // failing runs op, which must fail within Timeout+Slack with one of classes.
-func (s *suite) failing(t *testing.T, what string, op func(context.Context) error, classes ...driver.Class) {
+func (s *suite) failing(t *testing.T, what string, op func(context.Context) error, classes ...errclass.Class) {
 	t.Helper()
 	bound := s.h.Timeout + s.h.Slack
 	// The context's deadline is only a safety net far beyond the bound: the
@@ -471,8 +472,8 @@ func (s *suite) failing(t *testing.T, what string, op func(context.Context) erro
 	switch {
 	case err == nil:
 		t.Errorf("%s succeeded; want a failure", what)
-	case !slices.Contains(classes, driver.ClassOf(err)):
-		t.Errorf("%s: class %q (%v), want one of %q", what, driver.ClassOf(err), err, classes)
+	case !slices.Contains(classes, errclass.Of(err)):
+		t.Errorf("%s: class %q (%v), want one of %q", what, errclass.Of(err), err, classes)
 	}
 	if took > bound {
 		t.Errorf("%s took %v, want at most %v (Timeout %v + Slack %v)", what, took, bound, s.h.Timeout, s.h.Slack)
@@ -514,7 +515,7 @@ func (s *suite) outage(t *testing.T, db driver.DB, table string) {
 	}
 	up := sync.OnceValue(o.Up)
 	t.Cleanup(func() { up() }) // heal the server for later tests also on failure
-	failing := []driver.Class{driver.ClassUnavailable, driver.ClassTimeout}
+	failing := []errclass.Class{errclass.Unavailable, errclass.Timeout}
 	s.failing(t, "Read during outage", func(ctx context.Context) error {
 		_, err := db.Read(ctx, table, "user1", nil)
 		return err
@@ -525,7 +526,7 @@ func (s *suite) outage(t *testing.T, db driver.DB, table string) {
 	s.failing(t, "Scan during outage", func(ctx context.Context) error {
 		_, err := db.Scan(ctx, table, "user1", 2, nil)
 		if errors.Is(err, errors.ErrUnsupported) {
-			return driver.Classify(driver.ClassUnavailable, err) // nothing to check
+			return errclass.Wrap(errclass.Unavailable, err) // nothing to check
 		}
 		return err
 	}, failing...)
@@ -549,7 +550,7 @@ func (s *suite) latency(t *testing.T, db driver.DB, table string) {
 	s.failing(t, "Read slower than the timeout", func(ctx context.Context) error {
 		_, err := db.Read(ctx, table, "user1", nil)
 		return err
-	}, driver.ClassTimeout)
+	}, errclass.Timeout)
 	undo()
 	s.recovers(t, db, table, "user1")
 }

@@ -35,7 +35,7 @@
 //     A driver that cannot scan returns an error wrapping
 //     errors.ErrUnsupported (then the suite only checks that).
 //   - A missing key: Read, Update and Delete return an error wrapping
-//     driver.ErrNotFound. Update never creates a record (YCSB's update of a
+//     errclass.ErrNotFound. Update never creates a record (YCSB's update of a
 //     missing key is an error, not an upsert). Insert of an existing key is
 //     not checked: replacing or failing are both allowed.
 //   - Drivers do not retain the Record values passed to them, and callers
@@ -59,6 +59,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
+
 	"github.com/dbrig/dbrig/inject/proxy"
 )
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 )
 
 // memDB is a reference driver kept in memory. bug names a deliberate
@@ -38,12 +39,12 @@ func (m *memDB) fault(ctx context.Context) error {
 		if m.bug == "hang" {
 			time.Sleep(3 * m.timeout)
 		}
-		return driver.Classify(driver.ClassUnavailable, errors.New("connection refused"))
+		return errclass.Wrap(errclass.Unavailable, errors.New("connection refused"))
 	}
 	if rtt := 2 * time.Duration(m.delay.Load()); rtt > 0 {
 		if rtt > m.timeout {
 			time.Sleep(m.timeout)
-			return driver.Classify(driver.ClassTimeout, errors.New("i/o timeout"))
+			return errclass.Wrap(errclass.Timeout, errors.New("i/o timeout"))
 		}
 		time.Sleep(rtt)
 	}
@@ -72,7 +73,7 @@ func (m *memDB) Read(ctx context.Context, table, key string, fields []string) (d
 	defer m.mu.Unlock()
 	r, ok := m.tables[table][m.key(key)]
 	if !ok {
-		return nil, fmt.Errorf("read %q: %w", key, driver.ErrNotFound)
+		return nil, fmt.Errorf("read %q: %w", key, errclass.ErrNotFound)
 	}
 	if fields == nil {
 		return clone(r), nil
@@ -113,7 +114,7 @@ func (m *memDB) Update(ctx context.Context, table, key string, values driver.Rec
 	r, ok := m.tables[table][m.key(key)]
 	if !ok {
 		if m.bug != "upsert" {
-			return fmt.Errorf("update %q: %w", key, driver.ErrNotFound)
+			return fmt.Errorf("update %q: %w", key, errclass.ErrNotFound)
 		}
 		r = driver.Record{}
 		m.tables[table][m.key(key)] = r
@@ -141,7 +142,7 @@ func (m *memDB) Delete(ctx context.Context, table, key string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.tables[table][m.key(key)]; !ok {
-		return fmt.Errorf("delete %q: %w", key, driver.ErrNotFound)
+		return fmt.Errorf("delete %q: %w", key, errclass.ErrNotFound)
 	}
 	delete(m.tables[table], m.key(key))
 	return nil

@@ -9,11 +9,11 @@ import (
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/status"
 
-	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/internal/drvkit"
+	"github.com/dbrig/dbrig/errclass"
 )
 
-// classify attaches a driver.Class to an error of the etcd client. The
+// classify attaches an errclass.Class to an error of the etcd client. The
 // client waits for a usable connection until the deadline, so an unreachable
 // cluster shows up as DeadlineExceeded: drvkit.Classify names the cause.
 func (db *DB) classify(err error) error {
@@ -26,19 +26,19 @@ func (db *DB) connected() bool {
 
 // classOf maps an etcd or gRPC error to a class, by the etcd server error
 // where it has one, else by the gRPC status code.
-func classOf(err error) driver.Class {
+func classOf(err error) errclass.Class {
 	switch {
 	case errors.Is(err, rpctypes.ErrTimeout), errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail),
 		errors.Is(err, rpctypes.ErrTimeoutWaitAppliedIndex):
-		return driver.ClassTimeout
+		return errclass.Timeout
 	case errors.Is(err, rpctypes.ErrNoLeader), errors.Is(err, rpctypes.ErrNotCapable),
 		errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost), errors.Is(err, rpctypes.ErrLeaderChanged),
 		errors.Is(err, rpctypes.ErrStopped), errors.Is(err, rpctypes.ErrTooManyRequests):
-		return driver.ClassUnavailable
+		return errclass.Unavailable
 	case errors.Is(err, context.DeadlineExceeded):
-		return driver.ClassTimeout
+		return errclass.Timeout
 	case errors.Is(err, context.Canceled):
-		return driver.ClassOther // the caller gave up; not the server's fault
+		return errclass.Other // the caller gave up; not the server's fault
 	}
 	code := codes.Unknown
 	var coded interface{ Code() codes.Code } // rpctypes.EtcdError
@@ -49,11 +49,11 @@ func classOf(err error) driver.Class {
 	}
 	switch code {
 	case codes.DeadlineExceeded:
-		return driver.ClassTimeout
+		return errclass.Timeout
 	case codes.Unavailable, codes.Canceled: // Canceled without a canceled context: the connection closed
-		return driver.ClassUnavailable
+		return errclass.Unavailable
 	case codes.Aborted:
-		return driver.ClassConflict
+		return errclass.Conflict
 	}
-	return driver.ClassOther
+	return errclass.Other
 }

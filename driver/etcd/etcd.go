@@ -12,7 +12,7 @@
 // ReadIndex quorum check and one Raft commit (a plain Put would cost one
 // round trip and the commit, but could lose a concurrent update); a
 // concurrent writer of the same key makes the Txn fail, which is reported as
-// a conflict (driver.ClassConflict), not retried, so a run counts it.
+// a conflict (errclass.Conflict), not retried, so a run counts it.
 // Insert is a plain Put (it overwrites, as YCSB's inserts do). InsertBatch
 // puts up to etcd.batchsize records per Txn (etcd's --max-txn-ops is 128 by
 // default) and keeps each Txn under 1 MiB (--max-request-bytes is 1.5 MiB).
@@ -53,15 +53,12 @@ import (
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/internal/drvkit"
 	"github.com/dbrig/dbrig/driver/internal/fieldcodec"
+	"github.com/dbrig/dbrig/errclass"
 )
 
 // maxTxnBytes keeps a batch Txn below etcd's default 1.5 MiB request limit,
 // with room for keys and framing.
 const maxTxnBytes = 1 << 20
-
-// ErrConflict is wrapped (with driver.ClassConflict) when an Update lost a
-// race with another writer of the same record.
-var ErrConflict = errors.New("record changed concurrently")
 
 // DB is an etcd cluster seen through one client. Safe for concurrent use.
 type DB struct {
@@ -172,7 +169,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 		return nil, db.classify(fmt.Errorf("etcd read %s/%s: %w", table, key, err))
 	}
 	if len(resp.Kvs) == 0 {
-		return nil, fmt.Errorf("etcd read %s/%s: %w", table, key, driver.ErrNotFound)
+		return nil, fmt.Errorf("etcd read %s/%s: %w", table, key, errclass.ErrNotFound)
 	}
 	rec, err := fieldcodec.Decode(resp.Kvs[0].Value, fields)
 	if err != nil {
@@ -218,7 +215,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values driver.Recor
 		return db.classify(fmt.Errorf("etcd update %s/%s: read: %w", table, key, err))
 	}
 	if len(resp.Kvs) == 0 {
-		return fmt.Errorf("etcd update %s/%s: %w", table, key, driver.ErrNotFound)
+		return fmt.Errorf("etcd update %s/%s: %w", table, key, errclass.ErrNotFound)
 	}
 	merged, err := fieldcodec.Merge(resp.Kvs[0].Value, values)
 	if err != nil {
@@ -235,7 +232,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values driver.Recor
 		return db.classify(fmt.Errorf("etcd update %s/%s: %w", table, key, err))
 	}
 	if !txn.Succeeded {
-		return driver.Classify(driver.ClassConflict, fmt.Errorf("etcd update %s/%s: %w", table, key, ErrConflict))
+		return errclass.Wrap(errclass.Conflict, fmt.Errorf("etcd update %s/%s: %w", table, key, errclass.ErrConflict))
 	}
 	return nil
 }
@@ -294,7 +291,7 @@ func (db *DB) Delete(ctx context.Context, table, key string) error {
 		return db.classify(fmt.Errorf("etcd delete %s/%s: %w", table, key, err))
 	}
 	if resp.Deleted == 0 {
-		return fmt.Errorf("etcd delete %s/%s: %w", table, key, driver.ErrNotFound)
+		return fmt.Errorf("etcd delete %s/%s: %w", table, key, errclass.ErrNotFound)
 	}
 	return nil
 }

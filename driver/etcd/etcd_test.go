@@ -18,6 +18,7 @@ import (
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
 	"github.com/dbrig/dbrig/driver/internal/fieldcodec"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/internal/testenv"
 )
 
@@ -79,7 +80,7 @@ func TestOpenUnreachable(t *testing.T) {
 	if err == nil {
 		t.Fatal("Open of an unreachable endpoint succeeded")
 	}
-	if c := driver.ClassOf(err); c != driver.ClassUnavailable {
+	if c := errclass.Of(err); c != errclass.Unavailable {
 		t.Errorf("class %q (%v), want unavailable", c, err)
 	}
 	if took := time.Since(start); took > 3*time.Second {
@@ -90,21 +91,21 @@ func TestOpenUnreachable(t *testing.T) {
 func TestClassOf(t *testing.T) {
 	tests := []struct {
 		err  error
-		want driver.Class
+		want errclass.Class
 	}{
-		{rpctypes.ErrTimeout, driver.ClassTimeout},
-		{rpctypes.ErrTimeoutDueToLeaderFail, driver.ClassTimeout},
-		{rpctypes.ErrNoLeader, driver.ClassUnavailable},
-		{rpctypes.ErrTimeoutDueToConnectionLost, driver.ClassUnavailable},
-		{rpctypes.ErrTooManyRequests, driver.ClassUnavailable},
-		{fmt.Errorf("etcd read: %w", context.DeadlineExceeded), driver.ClassTimeout},
-		{context.Canceled, driver.ClassOther},
-		{status.Error(codes.Unavailable, "connection refused"), driver.ClassUnavailable},
-		{fmt.Errorf("wrapped: %w", status.Error(codes.Unavailable, "x")), driver.ClassUnavailable},
-		{status.Error(codes.DeadlineExceeded, "slow"), driver.ClassTimeout},
-		{status.Error(codes.Aborted, "aborted"), driver.ClassConflict},
-		{rpctypes.ErrTooManyOps, driver.ClassOther},
-		{errors.New("plain"), driver.ClassOther},
+		{rpctypes.ErrTimeout, errclass.Timeout},
+		{rpctypes.ErrTimeoutDueToLeaderFail, errclass.Timeout},
+		{rpctypes.ErrNoLeader, errclass.Unavailable},
+		{rpctypes.ErrTimeoutDueToConnectionLost, errclass.Unavailable},
+		{rpctypes.ErrTooManyRequests, errclass.Unavailable},
+		{fmt.Errorf("etcd read: %w", context.DeadlineExceeded), errclass.Timeout},
+		{context.Canceled, errclass.Other},
+		{status.Error(codes.Unavailable, "connection refused"), errclass.Unavailable},
+		{fmt.Errorf("wrapped: %w", status.Error(codes.Unavailable, "x")), errclass.Unavailable},
+		{status.Error(codes.DeadlineExceeded, "slow"), errclass.Timeout},
+		{status.Error(codes.Aborted, "aborted"), errclass.Conflict},
+		{rpctypes.ErrTooManyOps, errclass.Other},
+		{errors.New("plain"), errclass.Other},
 	}
 	for _, tc := range tests {
 		if got := classOf(tc.err); got != tc.want {
@@ -223,8 +224,8 @@ func TestUpdateConflict(t *testing.T) {
 		}
 	}
 	err := db.Update(ctx, "t", "k", driver.Record{"a": []byte("mine")})
-	if !errors.Is(err, ErrConflict) || driver.ClassOf(err) != driver.ClassConflict {
-		t.Fatalf("Update racing another writer: %v (class %q), want a conflict", err, driver.ClassOf(err))
+	if !errors.Is(err, errclass.ErrConflict) || errclass.Of(err) != errclass.Conflict {
+		t.Fatalf("Update racing another writer: %v (class %q), want a conflict", err, errclass.Of(err))
 	}
 	db.beforeCommit = nil
 	got, err := db.Read(ctx, "t", "k", nil)

@@ -8,11 +8,11 @@ import (
 
 	"github.com/hazelcast/hazelcast-go-client/hzerrors"
 
-	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/internal/drvkit"
+	"github.com/dbrig/dbrig/errclass"
 )
 
-// classify attaches a driver.Class to an error of the Hazelcast client.
+// classify attaches an errclass.Class to an error of the Hazelcast client.
 // While disconnected the client parks invocations until their deadline, so
 // an unreachable cluster shows up as a timeout: drvkit.Classify names the cause.
 func (db *DB) classify(err error) error {
@@ -31,24 +31,24 @@ var unavailable = []error{
 	hzerrors.ErrAddressNotFound, syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EPIPE,
 }
 
-func classOf(err error) driver.Class {
+func classOf(err error) errclass.Class {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, hzerrors.ErrOperationTimeout),
 		errors.Is(err, hzerrors.ErrTimeout):
-		return driver.ClassTimeout
+		return errclass.Timeout
 	case errors.Is(err, context.Canceled):
-		return driver.ClassOther // the caller gave up; not the server's fault
+		return errclass.Other // the caller gave up; not the server's fault
 	case errors.Is(err, hzerrors.ErrConcurrentModification):
-		return driver.ClassConflict
+		return errclass.Conflict
 	}
 	for _, u := range unavailable {
 		if errors.Is(err, u) {
-			return driver.ClassUnavailable
+			return errclass.Unavailable
 		}
 	}
 	var op *net.OpError
 	if errors.As(err, &op) {
-		return driver.ClassUnavailable
+		return errclass.Unavailable
 	}
-	return driver.ClassOther
+	return errclass.Other
 }

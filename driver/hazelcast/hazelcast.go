@@ -11,7 +11,7 @@
 // code (an EntryProcessor needs Java classes on the members): a Get, then a
 // ReplaceIfSame(old, merged) that only writes if nobody changed the record
 // meanwhile; that is two round trips and the old value sent back once, and a
-// lost race is reported as a conflict (driver.ClassConflict), not retried.
+// lost race is reported as a conflict (errclass.Conflict), not retried.
 // InsertBatch is PutAll in chunks of hazelcast.batchsize entries, which the
 // client groups per member.
 //
@@ -68,11 +68,8 @@ import (
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/internal/drvkit"
 	"github.com/dbrig/dbrig/driver/internal/fieldcodec"
+	"github.com/dbrig/dbrig/errclass"
 )
-
-// ErrConflict is wrapped (with driver.ClassConflict) when an Update lost a
-// race with another writer of the same record.
-var ErrConflict = errors.New("record changed concurrently")
 
 const mapService = "hz:impl:mapService"
 
@@ -182,7 +179,7 @@ func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 	cli, err := hz.StartNewClientWithConfig(cctx, hc)
 	if err != nil {
 		err = fmt.Errorf("hazelcast: connecting to cluster %q at %s: %w", clusterName, strings.Join(addrs, ","), err)
-		return nil, driver.Classify(driver.ClassUnavailable, err)
+		return nil, errclass.Wrap(errclass.Unavailable, err)
 	}
 	db.cli = cli
 	// The member list reaches the listener asynchronously after the start;
@@ -190,7 +187,7 @@ func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 	for len(db.Members()) == 0 {
 		if cctx.Err() != nil {
 			cli.Shutdown(context.Background())
-			return nil, driver.Classify(driver.ClassUnavailable, fmt.Errorf("hazelcast: cluster %q sent no member list: %w", clusterName, cctx.Err()))
+			return nil, errclass.Wrap(errclass.Unavailable, fmt.Errorf("hazelcast: cluster %q sent no member list: %w", clusterName, cctx.Err()))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -246,7 +243,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 		return nil, db.classify(fmt.Errorf("hazelcast read %s/%s: %w", table, key, err))
 	}
 	if v == nil {
-		return nil, fmt.Errorf("hazelcast read %s/%s: %w", table, key, driver.ErrNotFound)
+		return nil, fmt.Errorf("hazelcast read %s/%s: %w", table, key, errclass.ErrNotFound)
 	}
 	b, err := value(v)
 	if err == nil {
@@ -352,7 +349,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values driver.Recor
 		return db.classify(fmt.Errorf("hazelcast update %s/%s: read: %w", table, key, err))
 	}
 	if v == nil {
-		return fmt.Errorf("hazelcast update %s/%s: %w", table, key, driver.ErrNotFound)
+		return fmt.Errorf("hazelcast update %s/%s: %w", table, key, errclass.ErrNotFound)
 	}
 	old, err := value(v)
 	if err != nil {
@@ -370,7 +367,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values driver.Recor
 		return db.classify(fmt.Errorf("hazelcast update %s/%s: %w", table, key, err))
 	}
 	if !ok {
-		return driver.Classify(driver.ClassConflict, fmt.Errorf("hazelcast update %s/%s: %w", table, key, ErrConflict))
+		return errclass.Wrap(errclass.Conflict, fmt.Errorf("hazelcast update %s/%s: %w", table, key, errclass.ErrConflict))
 	}
 	return nil
 }
@@ -429,7 +426,7 @@ func (db *DB) Delete(ctx context.Context, table, key string) error {
 		return db.classify(fmt.Errorf("hazelcast delete %s/%s: %w", table, key, err))
 	}
 	if v == nil {
-		return fmt.Errorf("hazelcast delete %s/%s: %w", table, key, driver.ErrNotFound)
+		return fmt.Errorf("hazelcast delete %s/%s: %w", table, key, errclass.ErrNotFound)
 	}
 	return nil
 }
@@ -518,7 +515,7 @@ func (db *DB) ServerVersion(ctx context.Context) (string, error) {
 		}
 	}
 	if len(vs) == 0 {
-		return "", driver.Classify(driver.ClassUnavailable, errors.New("hazelcast: the client knows no cluster member"))
+		return "", errclass.Wrap(errclass.Unavailable, errors.New("hazelcast: the client knows no cluster member"))
 	}
 	return strings.Join(vs, ","), nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/internal/testenv"
 )
 
@@ -76,7 +77,7 @@ func TestOpenUnreachable(t *testing.T) {
 	if err == nil {
 		t.Fatal("Open of an unreachable address succeeded")
 	}
-	if c := driver.ClassOf(err); c != driver.ClassUnavailable {
+	if c := errclass.Of(err); c != errclass.Unavailable {
 		t.Errorf("class %q (%v), want unavailable", c, err)
 	}
 	if took := time.Since(start); took > 5*time.Second {
@@ -87,18 +88,18 @@ func TestOpenUnreachable(t *testing.T) {
 func TestClassOf(t *testing.T) {
 	tests := []struct {
 		err  error
-		want driver.Class
+		want errclass.Class
 	}{
-		{fmt.Errorf("get: %w", context.DeadlineExceeded), driver.ClassTimeout},
-		{hzerrors.ErrOperationTimeout, driver.ClassTimeout},
-		{hzerrors.ErrClientOffline, driver.ClassUnavailable},
-		{fmt.Errorf("x: %w", hzerrors.ErrTargetDisconnected), driver.ClassUnavailable},
-		{hzerrors.ErrHazelcastInstanceNotActive, driver.ClassUnavailable},
-		{&os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}, driver.ClassUnavailable},
-		{hzerrors.ErrConcurrentModification, driver.ClassConflict},
-		{context.Canceled, driver.ClassOther},
-		{hzerrors.ErrIllegalArgument, driver.ClassOther},
-		{errors.New("plain"), driver.ClassOther},
+		{fmt.Errorf("get: %w", context.DeadlineExceeded), errclass.Timeout},
+		{hzerrors.ErrOperationTimeout, errclass.Timeout},
+		{hzerrors.ErrClientOffline, errclass.Unavailable},
+		{fmt.Errorf("x: %w", hzerrors.ErrTargetDisconnected), errclass.Unavailable},
+		{hzerrors.ErrHazelcastInstanceNotActive, errclass.Unavailable},
+		{&os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}, errclass.Unavailable},
+		{hzerrors.ErrConcurrentModification, errclass.Conflict},
+		{context.Canceled, errclass.Other},
+		{hzerrors.ErrIllegalArgument, errclass.Other},
+		{errors.New("plain"), errclass.Other},
 	}
 	for _, tc := range tests {
 		if got := classOf(tc.err); got != tc.want {
@@ -234,8 +235,8 @@ func TestUpdateConflict(t *testing.T) {
 		}
 	}
 	err := db.Update(ctx, "t", "k", driver.Record{"a": []byte("mine")})
-	if !errors.Is(err, ErrConflict) || driver.ClassOf(err) != driver.ClassConflict {
-		t.Fatalf("Update racing another writer: %v (class %q), want a conflict", err, driver.ClassOf(err))
+	if !errors.Is(err, errclass.ErrConflict) || errclass.Of(err) != errclass.Conflict {
+		t.Fatalf("Update racing another writer: %v (class %q), want a conflict", err, errclass.Of(err))
 	}
 	db.beforeReplace = nil
 	got, err := db.Read(ctx, "t", "k", nil)

@@ -40,6 +40,7 @@ import (
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/sqltable"
 	"github.com/dbrig/dbrig/driver/sqltable/stdsql"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -121,7 +122,7 @@ func (db *DB) ServerVersion(ctx context.Context) (string, error) {
 	return "MySQL " + v, nil
 }
 
-// classify attaches a driver.Class to an error of go-sql-driver/mysql.
+// classify attaches an errclass.Class to an error of go-sql-driver/mysql.
 func classify(err error) error {
 	if err == nil {
 		return nil
@@ -130,19 +131,19 @@ func classify(err error) error {
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1205, 1213: // lock wait timeout, deadlock
-			return driver.Classify(driver.ClassConflict, err)
+			return errclass.Wrap(errclass.Conflict, err)
 		case 1969, 3024: // statement timeout (MariaDB max_statement_time, MySQL max_execution_time)
-			return driver.Classify(driver.ClassTimeout, err)
+			return errclass.Wrap(errclass.Timeout, err)
 		case 1040, 1053, 1927, 2006, 2013: // too many connections, shutdown, connection killed, gone away, lost
-			return driver.Classify(driver.ClassUnavailable, err)
+			return errclass.Wrap(errclass.Unavailable, err)
 		}
 		return err
 	}
 	if c, ok := sqltable.NetClass(err); ok {
-		return driver.Classify(c, err)
+		return errclass.Wrap(c, err)
 	}
 	if errors.Is(err, gomysql.ErrInvalidConn) {
-		return driver.Classify(driver.ClassUnavailable, err)
+		return errclass.Wrap(errclass.Unavailable, err)
 	}
 	return err
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/internal/testenv"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -114,7 +115,7 @@ func TestBasics(t *testing.T) {
 	if err := db.Update(ctx, "usertable", "a", drivertest.Rec("field0", "a")); err != nil {
 		t.Errorf("Update with an unchanged value: %v", err)
 	}
-	if err := db.Update(ctx, "usertable", "zz", drivertest.Rec("field0", "a")); driver.ClassOf(err) != driver.ClassNotFound {
+	if err := db.Update(ctx, "usertable", "zz", drivertest.Rec("field0", "a")); errclass.Of(err) != errclass.NotFound {
 		t.Errorf("Update of a missing key: %v", err)
 	}
 	r, err := db.Read(ctx, "usertable", "b", nil)
@@ -169,12 +170,12 @@ func TestClassifyServerErrors(t *testing.T) {
 	db := open(t, "mysql.dsn="+testDSN(t))
 	tests := []struct {
 		sql  string
-		want driver.Class
+		want errclass.Class
 	}{
-		{"SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213", driver.ClassConflict},
-		{"SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 1205", driver.ClassConflict},
-		{"SET STATEMENT max_statement_time = 0.05 FOR SELECT SLEEP(1)", driver.ClassTimeout},
-		{"SELECT * FROM no_such_table", driver.ClassOther},
+		{"SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213", errclass.Conflict},
+		{"SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 1205", errclass.Conflict},
+		{"SET STATEMENT max_statement_time = 0.05 FOR SELECT SLEEP(1)", errclass.Timeout},
+		{"SELECT * FROM no_such_table", errclass.Other},
 	}
 	for _, tc := range tests {
 		_, err := db.pool.Exec(tc.sql)
@@ -182,7 +183,7 @@ func TestClassifyServerErrors(t *testing.T) {
 			t.Errorf("%s: no error", tc.sql)
 			continue
 		}
-		if got := driver.ClassOf(classify(err)); got != tc.want {
+		if got := errclass.Of(classify(err)); got != tc.want {
 			t.Errorf("%s: class %q, want %q (%v)", tc.sql, got, tc.want, err)
 		}
 	}

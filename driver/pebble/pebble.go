@@ -26,6 +26,7 @@ import (
 	"github.com/cockroachdb/pebble"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -96,7 +97,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	defer cache.Unref() // the DB holds its own reference
 	pdb, err := pebble.Open(dir, &pebble.Options{Cache: cache, Logger: quietLogger{}})
 	if err != nil {
-		return nil, driver.Classify(driver.ClassUnavailable, fmt.Errorf("pebble: open %s: %w", dir, err))
+		return nil, errclass.Wrap(errclass.Unavailable, fmt.Errorf("pebble: open %s: %w", dir, err))
 	}
 	wo := pebble.NoSync
 	if syncWrites {
@@ -112,7 +113,7 @@ type quietLogger struct{}
 func (quietLogger) Infof(string, ...any)              {}
 func (quietLogger) Fatalf(format string, args ...any) { pebble.DefaultLogger.Fatalf(format, args...) }
 
-var errClosed = driver.Classify(driver.ClassUnavailable, errors.New("pebble: database is closed"))
+var errClosed = errclass.Wrap(errclass.Unavailable, errors.New("pebble: database is closed"))
 
 // begin checks what every operation needs before it touches Pebble and, on
 // success, holds the DB open until the operation calls end.
@@ -135,7 +136,7 @@ func (d *DB) end() { d.live.RUnlock() }
 
 func classifyCtx(err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return driver.Classify(driver.ClassTimeout, fmt.Errorf("pebble: %w", err))
+		return errclass.Wrap(errclass.Timeout, fmt.Errorf("pebble: %w", err))
 	}
 	return fmt.Errorf("pebble: %w", err)
 }
@@ -152,12 +153,12 @@ func (d *DB) lock(key []byte) *sync.Mutex {
 }
 
 func notFound(table, key string) error {
-	return fmt.Errorf("pebble: %s/%s: %w", table, key, driver.ErrNotFound)
+	return fmt.Errorf("pebble: %s/%s: %w", table, key, errclass.ErrNotFound)
 }
 
 func wrap(op string, err error) error {
 	if errors.Is(err, pebble.ErrClosed) {
-		return driver.Classify(driver.ClassUnavailable, fmt.Errorf("pebble: %s: %w", op, err))
+		return errclass.Wrap(errclass.Unavailable, fmt.Errorf("pebble: %s: %w", op, err))
 	}
 	return fmt.Errorf("pebble: %s: %w", op, err)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -165,7 +166,7 @@ func TestResetAndClosed(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Read(ctx, "t", "1", nil); driver.ClassOf(err) != driver.ClassUnavailable {
+	if _, err := db.Read(ctx, "t", "1", nil); errclass.Of(err) != errclass.Unavailable {
 		t.Fatalf("Read after Close: %v, want unavailable", err)
 	}
 	if err := db.Close(); err != nil {
@@ -179,7 +180,7 @@ func TestDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 0)
 	defer cancel()
 	<-ctx.Done()
-	if _, err := db.Read(ctx, "t", "k", nil); driver.ClassOf(err) != driver.ClassTimeout {
+	if _, err := db.Read(ctx, "t", "k", nil); errclass.Of(err) != errclass.Timeout {
 		t.Fatalf("Read with an expired deadline: %v, want timeout", err)
 	}
 }
@@ -370,7 +371,7 @@ func TestCloseWhileBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 4 {
-		if err := <-errc; driver.ClassOf(err) != driver.ClassUnavailable {
+		if err := <-errc; errclass.Of(err) != errclass.Unavailable {
 			t.Errorf("operation racing Close: %v, want unavailable", err)
 		}
 	}

@@ -39,6 +39,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/sqltable"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -145,7 +146,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 	vals, dst := sqltable.ScanDest(len(s.Cols))
 	if err := db.pool.QueryRow(ctx, s.SQL, key).Scan(dst...); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, fmt.Errorf("postgres read %s %q: %w", table, key, driver.ErrNotFound)
+			return nil, fmt.Errorf("postgres read %s %q: %w", table, key, errclass.ErrNotFound)
 		}
 		return nil, fmt.Errorf("postgres read %s %q: %w", table, key, classify(err))
 	}
@@ -183,7 +184,7 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, n int, fields []
 	return out, nil
 }
 
-// Update implements driver.DB; a missing key wraps driver.ErrNotFound.
+// Update implements driver.DB; a missing key wraps errclass.ErrNotFound.
 func (db *DB) Update(ctx context.Context, table, key string, values driver.Record) error {
 	t, err := db.table(ctx, table)
 	if err != nil {
@@ -201,7 +202,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values driver.Recor
 		return fmt.Errorf("postgres update %s %q: %w", table, key, classify(err))
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("postgres update %s %q: %w", table, key, driver.ErrNotFound)
+		return fmt.Errorf("postgres update %s %q: %w", table, key, errclass.ErrNotFound)
 	}
 	return nil
 }
@@ -228,7 +229,7 @@ func (db *DB) Insert(ctx context.Context, table, key string, values driver.Recor
 	return nil
 }
 
-// Delete implements driver.DB; a missing key wraps driver.ErrNotFound.
+// Delete implements driver.DB; a missing key wraps errclass.ErrNotFound.
 func (db *DB) Delete(ctx context.Context, table, key string) error {
 	t, err := db.table(ctx, table)
 	if err != nil {
@@ -245,7 +246,7 @@ func (db *DB) Delete(ctx context.Context, table, key string) error {
 		return fmt.Errorf("postgres delete %s %q: %w", table, key, classify(err))
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("postgres delete %s %q: %w", table, key, driver.ErrNotFound)
+		return fmt.Errorf("postgres delete %s %q: %w", table, key, errclass.ErrNotFound)
 	}
 	return nil
 }
@@ -338,7 +339,7 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// classify attaches a driver.Class to a pgx error.
+// classify attaches an errclass.Class to a pgx error.
 func classify(err error) error {
 	if err == nil {
 		return nil
@@ -348,24 +349,24 @@ func classify(err error) error {
 		switch {
 		case pe.Code == "40001", pe.Code == "40P01", pe.Code == "55P03":
 			// serialization failure, deadlock, lock not available
-			return driver.Classify(driver.ClassConflict, err)
+			return errclass.Wrap(errclass.Conflict, err)
 		case pe.Code == "57014": // query canceled (statement_timeout)
-			return driver.Classify(driver.ClassTimeout, err)
+			return errclass.Wrap(errclass.Timeout, err)
 		case strings.HasPrefix(pe.Code, "08"), strings.HasPrefix(pe.Code, "57P"), pe.Code == "53300":
 			// connection exception, shutdown / cannot connect now, too many connections
-			return driver.Classify(driver.ClassUnavailable, err)
+			return errclass.Wrap(errclass.Unavailable, err)
 		}
 		return err
 	}
 	if pgconn.Timeout(err) {
-		return driver.Classify(driver.ClassTimeout, err)
+		return errclass.Wrap(errclass.Timeout, err)
 	}
 	if c, ok := sqltable.NetClass(err); ok {
-		return driver.Classify(c, err)
+		return errclass.Wrap(c, err)
 	}
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ce) {
-		return driver.Classify(driver.ClassUnavailable, err)
+		return errclass.Wrap(errclass.Unavailable, err)
 	}
 	return err
 }

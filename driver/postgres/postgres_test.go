@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/internal/testenv"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -106,7 +107,7 @@ func TestOpenRefusedIsUnavailable(t *testing.T) {
 		db.Close()
 		t.Fatal("Open succeeded")
 	}
-	if c := driver.ClassOf(err); c != driver.ClassUnavailable {
+	if c := errclass.Of(err); c != errclass.Unavailable {
 		t.Errorf("class %q, want unavailable: %v", c, err)
 	}
 }
@@ -160,7 +161,7 @@ func TestCRUD(t *testing.T) {
 		"update": db.Update(ctx, "usertable", "k1", drivertest.Rec("field0", "z")),
 		"delete": db.Delete(ctx, "usertable", "k1"),
 	} {
-		if !errors.Is(err, driver.ErrNotFound) || driver.ClassOf(err) != driver.ClassNotFound {
+		if !errors.Is(err, errclass.ErrNotFound) || errclass.Of(err) != errclass.NotFound {
 			t.Errorf("%s of a deleted key: %v, want not found", name, err)
 		}
 	}
@@ -254,7 +255,7 @@ func TestTimeout(t *testing.T) {
 	ctx, cancel := db.opCtx(context.Background())
 	defer cancel()
 	_, err = db.pool.Exec(ctx, "SELECT pg_sleep(5)")
-	if c := driver.ClassOf(classify(err)); c != driver.ClassTimeout {
+	if c := errclass.Of(classify(err)); c != errclass.Timeout {
 		t.Errorf("class of %v = %q, want timeout", err, c)
 	}
 }
@@ -264,13 +265,13 @@ func TestClassifyServerErrors(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		sql  string
-		want driver.Class
+		want errclass.Class
 	}{
-		{`DO $$BEGIN RAISE EXCEPTION USING ERRCODE = '40001'; END$$`, driver.ClassConflict},
-		{`DO $$BEGIN RAISE EXCEPTION USING ERRCODE = '40P01'; END$$`, driver.ClassConflict},
-		{`DO $$BEGIN RAISE EXCEPTION USING ERRCODE = '57P01'; END$$`, driver.ClassUnavailable},
-		{`SET statement_timeout = 50; SELECT pg_sleep(1)`, driver.ClassTimeout},
-		{`SELECT * FROM no_such_table`, driver.ClassOther},
+		{`DO $$BEGIN RAISE EXCEPTION USING ERRCODE = '40001'; END$$`, errclass.Conflict},
+		{`DO $$BEGIN RAISE EXCEPTION USING ERRCODE = '40P01'; END$$`, errclass.Conflict},
+		{`DO $$BEGIN RAISE EXCEPTION USING ERRCODE = '57P01'; END$$`, errclass.Unavailable},
+		{`SET statement_timeout = 50; SELECT pg_sleep(1)`, errclass.Timeout},
+		{`SELECT * FROM no_such_table`, errclass.Other},
 	}
 	for _, tc := range tests {
 		conn, err := db.pool.Acquire(ctx)
@@ -283,7 +284,7 @@ func TestClassifyServerErrors(t *testing.T) {
 			t.Errorf("%s: no error", tc.sql)
 			continue
 		}
-		if got := driver.ClassOf(classify(err)); got != tc.want {
+		if got := errclass.Of(classify(err)); got != tc.want {
 			t.Errorf("%s: class %q, want %q (%v)", tc.sql, got, tc.want, err)
 		}
 	}

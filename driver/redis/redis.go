@@ -7,7 +7,7 @@
 // then one pipelined HMGET/HGETALL per key. Insert and Delete change the
 // hash and the index in one MULTI/EXEC; Update is a small Lua script that
 // writes only when the hash exists, so updating a missing key is an error
-// (driver.ErrNotFound) and never creates a record. InsertBatch pipelines
+// (errclass.ErrNotFound) and never creates a record. InsertBatch pipelines
 // all HSETs and one ZADD in a single round trip.
 //
 // Properties:
@@ -39,6 +39,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -135,7 +136,7 @@ func (d *DB) Read(ctx context.Context, table, key string, fields []string) (driv
 			return nil, fmt.Errorf("redis read %q: %w", key, classify(err))
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("redis read %q: %w", key, driver.ErrNotFound)
+			return nil, fmt.Errorf("redis read %q: %w", key, errclass.ErrNotFound)
 		}
 		return fromMap(m), nil
 	}
@@ -151,7 +152,7 @@ func (d *DB) Read(ctx context.Context, table, key string, fields []string) (driv
 			return nil, fmt.Errorf("redis read %q: %w", key, classify(err))
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("redis read %q: %w", key, driver.ErrNotFound)
+			return nil, fmt.Errorf("redis read %q: %w", key, errclass.ErrNotFound)
 		}
 	}
 	return rec, nil
@@ -237,7 +238,7 @@ func (d *DB) Update(ctx context.Context, table, key string, values driver.Record
 		return fmt.Errorf("redis update %q: %w", key, classify(err))
 	}
 	if n == 0 {
-		return fmt.Errorf("redis update %q: %w", key, driver.ErrNotFound)
+		return fmt.Errorf("redis update %q: %w", key, errclass.ErrNotFound)
 	}
 	return nil
 }
@@ -282,7 +283,7 @@ func (d *DB) Delete(ctx context.Context, table, key string) error {
 		return fmt.Errorf("redis delete %q: %w", key, classify(err))
 	}
 	if del.Val() == 0 {
-		return fmt.Errorf("redis delete %q: %w", key, driver.ErrNotFound)
+		return fmt.Errorf("redis delete %q: %w", key, errclass.ErrNotFound)
 	}
 	return nil
 }
@@ -375,32 +376,32 @@ func toAny(ss []string) []any {
 // Close closes the pool.
 func (d *DB) Close() error { return d.c.Close() }
 
-// classify attaches a driver.Class to an error of go-redis.
+// classify attaches an errclass.Class to an error of go-redis.
 func classify(err error) error {
-	return driver.Classify(classOf(err), err)
+	return errclass.Wrap(classOf(err), err)
 }
 
-func classOf(err error) driver.Class {
+func classOf(err error) errclass.Class {
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, goredis.ErrPoolTimeout),
 		errors.As(err, &ne) && ne.Timeout():
-		return driver.ClassTimeout
+		return errclass.Timeout
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed),
 		errors.Is(err, goredis.ErrClosed), errors.As(err, new(*net.OpError)):
-		return driver.ClassUnavailable
+		return errclass.Unavailable
 	case errors.Is(err, goredis.TxFailedErr):
-		return driver.ClassConflict
+		return errclass.Conflict
 	}
 	for _, prefix := range []string{"LOADING", "MASTERDOWN", "CLUSTERDOWN", "BUSY", "max number of clients"} {
 		if goredis.HasErrorPrefix(err, prefix) {
-			return driver.ClassUnavailable
+			return errclass.Unavailable
 		}
 	}
 	if goredis.HasErrorPrefix(err, "TRYAGAIN") {
-		return driver.ClassConflict
+		return errclass.Conflict
 	}
-	return driver.ClassOther
+	return errclass.Other
 }

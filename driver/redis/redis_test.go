@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/internal/testenv"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -127,7 +128,7 @@ func TestOpenNoServer(t *testing.T) {
 	ln.Close() // nothing listens here now
 	start := time.Now()
 	_, err = Open(t.Context(), driver.Config{Props: drivertest.Props("redis.addr", addr, "redis.timeout", "1s")})
-	if c := driver.ClassOf(err); c != driver.ClassUnavailable {
+	if c := errclass.Of(err); c != errclass.Unavailable {
 		t.Fatalf("Open without a server: %v (class %q), want class unavailable", err, c)
 	}
 	if !strings.Contains(err.Error(), addr) {
@@ -154,25 +155,25 @@ func (redisErr) RedisError()     {}
 func TestClassOf(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
-		want driver.Class
+		want errclass.Class
 	}{
-		{context.DeadlineExceeded, driver.ClassTimeout},
-		{fmt.Errorf("x: %w", context.DeadlineExceeded), driver.ClassTimeout},
-		{goredis.ErrPoolTimeout, driver.ClassTimeout},
-		{&net.OpError{Op: "read", Net: "tcp", Err: timeoutErr{}}, driver.ClassTimeout},
-		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, driver.ClassUnavailable},
-		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, driver.ClassUnavailable},
-		{io.EOF, driver.ClassUnavailable},
-		{goredis.ErrClosed, driver.ClassUnavailable},
-		{redisErr("LOADING Redis is loading the dataset in memory"), driver.ClassUnavailable},
-		{redisErr("ERR max number of clients reached"), driver.ClassUnavailable},
-		{goredis.TxFailedErr, driver.ClassConflict},
-		{redisErr("WRONGTYPE Operation against a key holding the wrong kind of value"), driver.ClassOther},
-		{errors.New("something else"), driver.ClassOther},
+		{context.DeadlineExceeded, errclass.Timeout},
+		{fmt.Errorf("x: %w", context.DeadlineExceeded), errclass.Timeout},
+		{goredis.ErrPoolTimeout, errclass.Timeout},
+		{&net.OpError{Op: "read", Net: "tcp", Err: timeoutErr{}}, errclass.Timeout},
+		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, errclass.Unavailable},
+		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, errclass.Unavailable},
+		{io.EOF, errclass.Unavailable},
+		{goredis.ErrClosed, errclass.Unavailable},
+		{redisErr("LOADING Redis is loading the dataset in memory"), errclass.Unavailable},
+		{redisErr("ERR max number of clients reached"), errclass.Unavailable},
+		{goredis.TxFailedErr, errclass.Conflict},
+		{redisErr("WRONGTYPE Operation against a key holding the wrong kind of value"), errclass.Other},
+		{errors.New("something else"), errclass.Other},
 	} {
 		t.Run(tc.err.Error(), func(t *testing.T) {
 			err := classify(tc.err)
-			if got := driver.ClassOf(err); got != tc.want {
+			if got := errclass.Of(err); got != tc.want {
 				t.Fatalf("class of %v = %q, want %q", tc.err, got, tc.want)
 			}
 			if !errors.Is(err, tc.err) {

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -152,7 +153,7 @@ func (db *DB) serve(ctx context.Context) error {
 			return err
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return driver.Classify(driver.ClassTimeout, fmt.Errorf("sim: %w", err))
+			return errclass.Wrap(errclass.Timeout, fmt.Errorf("sim: %w", err))
 		}
 		return fmt.Errorf("sim: %w", err)
 	}
@@ -160,7 +161,7 @@ func (db *DB) serve(ctx context.Context) error {
 }
 
 func notFound(table, key string) error {
-	return fmt.Errorf("sim: %s/%s: %w", table, key, driver.ErrNotFound)
+	return fmt.Errorf("sim: %s/%s: %w", table, key, errclass.ErrNotFound)
 }
 
 // Read returns the selected fields (all when fields is nil).

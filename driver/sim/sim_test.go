@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -108,7 +109,7 @@ func TestScanAcrossTables(t *testing.T) {
 	if err := db.Reset(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Read(ctx, "a", "1", nil); !errors.Is(err, driver.ErrNotFound) {
+	if _, err := db.Read(ctx, "a", "1", nil); !errors.Is(err, errclass.ErrNotFound) {
 		t.Fatalf("Read after Reset: %v, want not found", err)
 	}
 }
@@ -164,7 +165,7 @@ func TestLiveCapacityShared(t *testing.T) {
 		go func() {
 			n := 0
 			for time.Now().Before(deadline) {
-				if _, err := db.Read(ctx, "t", "k", nil); !errors.Is(err, driver.ErrNotFound) {
+				if _, err := db.Read(ctx, "t", "k", nil); !errors.Is(err, errclass.ErrNotFound) {
 					t.Error(err)
 				}
 				n++
@@ -220,8 +221,8 @@ func TestLiveDeadline(t *testing.T) {
 	start := time.Now()
 	err := db.Insert(dctx, "t", "b", driver.Record{})
 	took := time.Since(start)
-	if driver.ClassOf(err) != driver.ClassTimeout || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("error %v (class %q), want a timeout", err, driver.ClassOf(err))
+	if errclass.Of(err) != errclass.Timeout || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v (class %q), want a timeout", err, errclass.Of(err))
 	}
 	if took < 50*ms || took > 250*ms {
 		t.Fatalf("timed out after %v, want 50ms (long before the 1s the op would take)", took)
@@ -324,7 +325,7 @@ func BenchmarkWaitPrecision(b *testing.B) {
 		var late time.Duration
 		for b.Loop() {
 			start := time.Now()
-			if err := db.Delete(ctx, "t", "k"); !errors.Is(err, driver.ErrNotFound) {
+			if err := db.Delete(ctx, "t", "k"); !errors.Is(err, errclass.ErrNotFound) {
 				b.Fatal(err)
 			}
 			late += time.Since(start) - d
@@ -365,13 +366,13 @@ func TestClose(t *testing.T) {
 	}
 	select {
 	case err := <-errc:
-		if driver.ClassOf(err) != driver.ClassUnavailable {
+		if errclass.Of(err) != errclass.Unavailable {
 			t.Fatalf("pending op after Close: %v, want unavailable", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close did not end a pending wait")
 	}
-	if _, err := db.Read(ctx, "t", "k", nil); driver.ClassOf(err) != driver.ClassUnavailable {
+	if _, err := db.Read(ctx, "t", "k", nil); errclass.Of(err) != errclass.Unavailable {
 		t.Fatalf("Read after Close: %v, want unavailable", err)
 	}
 	if err := db.Close(); err != nil {
@@ -412,7 +413,7 @@ func TestLiveMatchesPredict(t *testing.T) {
 				return
 			}
 			arrived[i] = time.Since(db.Origin())
-			if _, err := db.Read(ctx, "t", "k", nil); !errors.Is(err, driver.ErrNotFound) {
+			if _, err := db.Read(ctx, "t", "k", nil); !errors.Is(err, errclass.ErrNotFound) {
 				t.Error(err)
 			}
 			done[i] = time.Since(db.Origin())

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 )
 
 // Waiting precisely. A Go timer on Linux wakes about 1 ms late, however short
@@ -28,7 +28,7 @@ import (
 
 // errClosed is returned by operations on a closed store and by waits that
 // Close cut short.
-var errClosed = driver.Classify(driver.ClassUnavailable, errors.New("sim: store is closed"))
+var errClosed = errclass.Wrap(errclass.Unavailable, errors.New("sim: store is closed"))
 
 // timerSource is a one-shot timer the clock can block on.
 type timerSource interface {

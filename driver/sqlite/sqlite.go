@@ -48,6 +48,7 @@ import (
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/sqltable"
 	"github.com/dbrig/dbrig/driver/sqltable/stdsql"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -146,7 +147,7 @@ func (db *DB) ServerVersion(ctx context.Context) (string, error) {
 	return "SQLite " + v, nil
 }
 
-// classify attaches a driver.Class to a modernc.org/sqlite error.
+// classify attaches an errclass.Class to a modernc.org/sqlite error.
 func classify(err error) error {
 	if err == nil {
 		return nil
@@ -156,12 +157,12 @@ func classify(err error) error {
 		switch se.Code() & 0xff { // primary result code
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			// another connection (process) holds the lock past busy_timeout
-			return driver.Classify(driver.ClassConflict, err)
+			return errclass.Wrap(errclass.Conflict, err)
 		}
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return driver.Classify(driver.ClassTimeout, err)
+		return errclass.Wrap(errclass.Timeout, err)
 	}
 	return err
 }

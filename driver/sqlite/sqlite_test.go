@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/drivertest"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -105,7 +106,7 @@ func TestOtherProcessLock(t *testing.T) {
 	}
 	start := time.Now()
 	err = db.Update(ctx, "usertable", "a", driver.Record{"field0": []byte("2")})
-	if c := driver.ClassOf(err); c != driver.ClassConflict {
+	if c := errclass.Of(err); c != errclass.Conflict {
 		t.Errorf("Update while another connection writes: class %q (%v), want conflict", c, err)
 	}
 	if took := time.Since(start); took < 150*time.Millisecond {
@@ -137,7 +138,7 @@ func TestInsertBatchSplit(t *testing.T) {
 	if err := db.InsertBatch(ctx, "usertable", []string{"new", keys[0]}, vals[:2]); err == nil {
 		t.Fatal("batch with a duplicate key succeeded")
 	}
-	if _, err := db.Read(ctx, "usertable", "new", nil); driver.ClassOf(err) != driver.ClassNotFound {
+	if _, err := db.Read(ctx, "usertable", "new", nil); errclass.Of(err) != errclass.NotFound {
 		t.Errorf("row of a failed batch: %v, want not found", err)
 	}
 	if err := db.Reset(ctx); err != nil {

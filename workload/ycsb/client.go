@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/workload/gen"
 )
 
@@ -243,7 +244,7 @@ func (c *Client) insert(ctx context.Context, db driver.DB) error {
 	key := c.key(keynum)
 	err := db.Insert(ctx, c.w.table, key, c.values(&c.all, key))
 	if ackErr := c.w.insertSeq.Acknowledge(keynum); ackErr != nil {
-		return errors.Join(err, driver.Classify(driver.ClassOther, ackErr))
+		return errors.Join(err, errclass.Wrap(errclass.Other, ackErr))
 	}
 	return err
 }
@@ -314,7 +315,7 @@ func (c *Client) fill(v []byte, key, field string) {
 // (dataintegrity). fields nil means all fields were asked for.
 func (c *Client) verify(key string, fields []string, rec driver.Record) error {
 	if len(rec) == 0 {
-		return driver.Classify(driver.ClassOther, fmt.Errorf("dataintegrity: key %s: read returned no fields", key))
+		return errclass.Wrap(errclass.Other, fmt.Errorf("dataintegrity: key %s: read returned no fields", key))
 	}
 	if fields == nil {
 		fields = c.w.fieldNames
@@ -323,11 +324,11 @@ func (c *Client) verify(key string, fields []string, rec driver.Record) error {
 	for _, f := range fields {
 		got, ok := rec[f]
 		if !ok {
-			return driver.Classify(driver.ClassOther, fmt.Errorf("dataintegrity: key %s: field %s missing from the read", key, f))
+			return errclass.Wrap(errclass.Other, fmt.Errorf("dataintegrity: key %s: field %s missing from the read", key, f))
 		}
 		c.want = appendDeterministic(c.want[:0], key, f, size)
 		if !bytes.Equal(got, c.want) {
-			return driver.Classify(driver.ClassOther, fmt.Errorf(
+			return errclass.Wrap(errclass.Other, fmt.Errorf(
 				"dataintegrity: key %s field %s: read %d bytes %q, expected %d bytes %q",
 				key, f, len(got), abbrev(got), len(c.want), abbrev(c.want)))
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -52,7 +53,7 @@ func (m *memDB) Read(_ context.Context, table, key string, fields []string) (dri
 	}
 	r, ok := m.rows[key]
 	if !ok {
-		return nil, fmt.Errorf("read %s: %w", key, driver.ErrNotFound)
+		return nil, fmt.Errorf("read %s: %w", key, errclass.ErrNotFound)
 	}
 	return copyRecord(r, fields), nil
 }
@@ -76,7 +77,7 @@ func (m *memDB) Update(_ context.Context, table, key string, values driver.Recor
 	m.calls["update"]++
 	r, ok := m.rows[key]
 	if !ok {
-		return fmt.Errorf("update %s: %w", key, driver.ErrNotFound)
+		return fmt.Errorf("update %s: %w", key, errclass.ErrNotFound)
 	}
 	for k, v := range values {
 		r[k] = slices.Clone(v)
@@ -104,7 +105,7 @@ func (m *memDB) Delete(_ context.Context, table, key string) error {
 	defer m.mu.Unlock()
 	m.calls["delete"]++
 	if _, ok := m.rows[key]; !ok {
-		return fmt.Errorf("delete %s: %w", key, driver.ErrNotFound)
+		return fmt.Errorf("delete %s: %w", key, errclass.ErrNotFound)
 	}
 	delete(m.rows, key)
 	return m.check(table)

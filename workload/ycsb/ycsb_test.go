@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -424,8 +425,8 @@ func TestDataIntegrity(t *testing.T) {
 		t.Fatalf("%d integrity errors, want 1: %v", len(found), found)
 	}
 	err = found[0]
-	if driver.ClassOf(err) != driver.ClassOther {
-		t.Errorf("class %q, want other", driver.ClassOf(err))
+	if errclass.Of(err) != errclass.Other {
+		t.Errorf("class %q, want other", errclass.Of(err))
 	}
 	for _, s := range []string{"dataintegrity", w.Key(7), "field1"} {
 		if !strings.Contains(err.Error(), s) {
@@ -434,7 +435,7 @@ func TestDataIntegrity(t *testing.T) {
 	}
 	// A missing field is an integrity error too.
 	delete(mem.rows[w.Key(0)], "field3")
-	if err := c.verify(w.Key(0), nil, mem.rows[w.Key(0)]); driver.ClassOf(err) != driver.ClassOther || !strings.Contains(err.Error(), "field3") {
+	if err := c.verify(w.Key(0), nil, mem.rows[w.Key(0)]); errclass.Of(err) != errclass.Other || !strings.Contains(err.Error(), "field3") {
 		t.Errorf("missing field: %v", err)
 	}
 	if err := c.verify(w.Key(0), nil, driver.Record{}); err == nil {
@@ -587,7 +588,7 @@ func TestDeleteRemovesExistingKeys(t *testing.T) {
 	if len(mem.rows) != 0 {
 		t.Errorf("%d rows left after deleting each key once", len(mem.rows))
 	}
-	if _, err := c.Do(ctx, mem); !errors.Is(err, driver.ErrNotFound) {
+	if _, err := c.Do(ctx, mem); !errors.Is(err, errclass.ErrNotFound) {
 		t.Errorf("delete of a deleted key: %v, want not found", err)
 	}
 }

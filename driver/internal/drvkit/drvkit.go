@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -62,13 +62,13 @@ func hostPorts(p *spec.Props, key, def string, schemes bool) ([]string, error) {
 // usable connection until the operation's deadline report an unreachable
 // cluster as a timeout; when connected then reports false the cause was
 // reachability, so the error is classed unavailable and offline says why.
-func Classify(err error, classOf func(error) driver.Class, connected func() bool, offline string) error {
+func Classify(err error, classOf func(error) errclass.Class, connected func() bool, offline string) error {
 	if err == nil {
 		return nil
 	}
 	c := classOf(err)
-	if c == driver.ClassTimeout && !connected() {
-		return driver.Classify(driver.ClassUnavailable, fmt.Errorf("%w (%s)", err, offline))
+	if c == errclass.Timeout && !connected() {
+		return errclass.Wrap(errclass.Unavailable, fmt.Errorf("%w (%s)", err, offline))
 	}
-	return driver.Classify(c, err)
+	return errclass.Wrap(c, err)
 }

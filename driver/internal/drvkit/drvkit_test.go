@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -89,27 +89,27 @@ func TestHostPorts(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
-	timeoutOrConflict := func(err error) driver.Class {
+	timeoutOrConflict := func(err error) errclass.Class {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return driver.ClassTimeout
+			return errclass.Timeout
 		}
-		return driver.ClassConflict
+		return errclass.Conflict
 	}
 	slow := fmt.Errorf("get: %w", context.DeadlineExceeded)
 	tests := []struct {
 		err       error
 		connected bool
-		want      driver.Class
+		want      errclass.Class
 		offline   bool // the message names the offline cause
 	}{
-		{slow, true, driver.ClassTimeout, false},
-		{slow, false, driver.ClassUnavailable, true},
-		{errors.New("raced"), false, driver.ClassConflict, false},
+		{slow, true, errclass.Timeout, false},
+		{slow, false, errclass.Unavailable, true},
+		{errors.New("raced"), false, errclass.Conflict, false},
 	}
 	for _, tc := range tests {
 		asked := false
 		got := Classify(tc.err, timeoutOrConflict, func() bool { asked = true; return tc.connected }, "no connection")
-		if c := driver.ClassOf(got); c != tc.want {
+		if c := errclass.Of(got); c != tc.want {
 			t.Errorf("%v (connected %v): class %q, want %q", tc.err, tc.connected, c, tc.want)
 		}
 		if !errors.Is(got, tc.err) {
@@ -118,7 +118,7 @@ func TestClassify(t *testing.T) {
 		if named := strings.Contains(got.Error(), "(no connection)"); named != tc.offline {
 			t.Errorf("%v: message %q names the offline cause: %v, want %v", tc.err, got, named, tc.offline)
 		}
-		if asked != (timeoutOrConflict(tc.err) == driver.ClassTimeout) {
+		if asked != (timeoutOrConflict(tc.err) == errclass.Timeout) {
 			t.Errorf("%v: connected asked = %v; it is for timeouts only", tc.err, asked)
 		}
 	}

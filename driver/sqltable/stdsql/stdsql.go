@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/sqltable"
+	"github.com/dbrig/dbrig/errclass"
 )
 
 // Config describes one database/sql target.
@@ -23,7 +24,7 @@ type Config struct {
 	// pool except where one writer at a time is better (SQLite).
 	Reads, Writes *sql.DB
 	Timeout       time.Duration // per operation; 0 = none
-	// Classify attaches a driver.Class to an error of the client library.
+	// Classify attaches an errclass.Class to an error of the client library.
 	Classify func(error) error
 	// BatchTx runs the INSERTs of one batch in one transaction (SQLite:
 	// one commit, one fsync, per batch instead of per statement).
@@ -91,8 +92,8 @@ func (db *DB) table(ctx context.Context, name string) (*sqltable.Table, error) {
 // passed is a timeout (e.g. SQLite reports its interruption as SQLITE_INTERRUPT).
 func (db *DB) classify(ctx context.Context, err error) error {
 	err = db.c.Classify(err)
-	if driver.ClassOf(err) == driver.ClassOther && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return driver.Classify(driver.ClassTimeout, err)
+	if errclass.Of(err) == errclass.Other && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return errclass.Wrap(errclass.Timeout, err)
 	}
 	return err
 }
@@ -116,7 +117,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 	vals, dst := sqltable.ScanDest(len(s.Cols))
 	if err := s.Handle.(*sql.Stmt).QueryRowContext(ctx, key).Scan(dst...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, db.fail("read", table, key, driver.ErrNotFound)
+			return nil, db.fail("read", table, key, errclass.ErrNotFound)
 		}
 		return nil, db.fail("read", table, key, db.classify(ctx, err))
 	}
@@ -154,7 +155,7 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, n int, fields []
 	return out, nil
 }
 
-// Update implements driver.DB; a missing key wraps driver.ErrNotFound. The
+// Update implements driver.DB; a missing key wraps errclass.ErrNotFound. The
 // MySQL driver must count matched, not changed, rows (clientFoundRows), or
 // an update that writes the same value would look like a missing key.
 func (db *DB) Update(ctx context.Context, table, key string, values driver.Record) error {
@@ -176,7 +177,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values driver.Recor
 	if n, err := res.RowsAffected(); err != nil {
 		return db.fail("update", table, key, err)
 	} else if n == 0 {
-		return db.fail("update", table, key, driver.ErrNotFound)
+		return db.fail("update", table, key, errclass.ErrNotFound)
 	}
 	return nil
 }
@@ -203,7 +204,7 @@ func (db *DB) Insert(ctx context.Context, table, key string, values driver.Recor
 	return nil
 }
 
-// Delete implements driver.DB; a missing key wraps driver.ErrNotFound.
+// Delete implements driver.DB; a missing key wraps errclass.ErrNotFound.
 func (db *DB) Delete(ctx context.Context, table, key string) error {
 	t, err := db.table(ctx, table)
 	if err != nil {
@@ -222,7 +223,7 @@ func (db *DB) Delete(ctx context.Context, table, key string) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return db.fail("delete", table, key, err)
 	} else if n == 0 {
-		return db.fail("delete", table, key, driver.ErrNotFound)
+		return db.fail("delete", table, key, errclass.ErrNotFound)
 	}
 	return nil
 }
