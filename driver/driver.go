@@ -80,19 +80,29 @@ type Config struct {
 // OpenFunc opens a DB for one run.
 type OpenFunc func(ctx context.Context, cfg Config) (DB, error)
 
-// Registry maps a driver name to its OpenFunc. Build one with driver/all.
-type Registry map[string]OpenFunc
+// Driver is one system dbrig can drive: how to open it, and every property
+// Open reads, declared up front so a typo is caught before anything
+// connects, `dbrig drivers NAME` can list them, and secrets are redacted by
+// their own format wherever they are stored or shown.
+type Driver struct {
+	Open  OpenFunc
+	Props []spec.Decl
+	Doc   string // one line: the system and its client library
+}
+
+// Registry maps a driver name to its Driver. Build one with driver/all.
+type Registry map[string]Driver
 
 // ErrUnknownDriver is wrapped by Registry.Open for a name it does not have.
 var ErrUnknownDriver = errors.New("unknown driver")
 
 // Open opens the named driver, or explains which names exist.
 func (r Registry) Open(ctx context.Context, name string, cfg Config) (DB, error) {
-	open, ok := r[name]
+	d, ok := r[name]
 	if !ok {
 		return nil, fmt.Errorf("%w %q (expected one of: %v)", ErrUnknownDriver, name, r.Names())
 	}
-	return open(ctx, cfg)
+	return d.Open(ctx, cfg)
 }
 
 // Names lists the registered drivers in order.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
@@ -161,6 +162,59 @@ func (p *Plan) perform(ctx context.Context, db driver.DB, obs run.Observer) ([]m
 	return append(sums, measured...), err
 }
 
+// commandLine renders the command as stored: from its arguments, each
+// -p value redacted by what its key declares, the store address by its own
+// format, and anything else that looks like a URL or DSN by pattern.
+func (p *Plan) commandLine() string {
+	if p.Args == nil {
+		return spec.Redact(p.Command)
+	}
+	out := []string{"dbrig"}
+	next := ""
+	for _, a := range p.Args {
+		shown := a
+		flag, val, hasVal := strings.Cut(a, "=")
+		switch {
+		case next == "prop":
+			shown = p.showProp(a)
+		case next == "store":
+			shown = spec.RedactConnInfo(a)
+		case hasVal && (flag == "-p" || flag == "--p"):
+			shown = flag + "=" + p.showProp(val)
+		case hasVal && (flag == "-store" || flag == "--store"):
+			shown = flag + "=" + spec.RedactConnInfo(val)
+		default:
+			shown = spec.Redact(a)
+		}
+		next = ""
+		switch a {
+		case "-p", "--p":
+			next = "prop"
+		case "-store", "--store":
+			next = "store"
+		}
+		out = append(out, shellQuote(shown))
+	}
+	return strings.Join(out, " ")
+}
+
+// showProp redacts a "key=value" as the property would be.
+func (p *Plan) showProp(kv string) string {
+	k, v, ok := strings.Cut(kv, "=")
+	if !ok {
+		return kv
+	}
+	return k + "=" + p.Props.ShowValue(strings.TrimSpace(k), strings.TrimSpace(v))
+}
+
+// shellQuote quotes an argument the way a shell would need it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]{}!#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // runInfo is the run's context as stored: what ran, where, how.
 func (p *Plan) runInfo(ctx context.Context, db driver.DB, warn func(error)) results.RunInfo {
 	version := ""
@@ -176,7 +230,7 @@ func (p *Plan) runInfo(ctx context.Context, db driver.DB, warn func(error)) resu
 	}
 	s := p.Config.Settings()
 	info := results.RunInfo{
-		Name: p.Name, Tags: p.Tags, Command: spec.Redact(p.Command),
+		Name: p.Name, Tags: p.Tags, Command: p.commandLine(),
 		System: p.Driver, Driver: p.Driver, ServerVersion: version, Target: target,
 		Workload: p.WorkloadName(), Props: p.Props.Map(),
 		Load: results.LoadModel{

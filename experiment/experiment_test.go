@@ -38,7 +38,7 @@ func TestResolveOverridesWin(t *testing.T) {
 	if m["maxexecutiontime"] != "2.5" || m["threadcount"] != "3" {
 		t.Errorf("stored properties %v, want the overridden values", m)
 	}
-	if !strings.Contains(p.SpecText, "# flag --duration: maxexecutiontime=2.5") {
+	if !strings.Contains(p.SpecText, "maxexecutiontime=2.5  # flag --duration\n") {
 		t.Errorf("spec text does not show the override:\n%s", p.SpecText)
 	}
 }
@@ -57,6 +57,10 @@ func TestResolveRejectsBadInput(t *testing.T) {
 		{"a device", Options{PropFiles: []string{"/dev/zero"}}, "not a regular file"},
 		{"a directory", Options{PropFiles: []string{"/tmp"}}, "not a regular file"},
 		{"no bound", Options{Props: []string{"operationcount=0"}, PropFiles: []string{"workloada"}}, "bound"},
+		// A typo is found before anything connects: the driver declares
+		// what it reads (redis.adr would otherwise meet a connection error).
+		{"typo in a driver property", Options{Driver: "redis", Props: []string{"redis.adr=127.0.0.1:1"}}, `unknown property "redis.adr" (did you mean "redis.addr"?)`},
+		{"typo next to a missing required property", Options{Driver: "mysql", Props: []string{"recordcont=5"}}, `"recordcont" (did you mean "recordcount"?)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,7 +101,6 @@ func TestExecuteBadDriverInputStoresNothing(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "r.db")
 	for _, o := range []Options{
 		{Driver: "mysql", Store: store},
-		{Driver: "null", Store: store, Props: []string{"recordcont=5"}},
 	} {
 		p, err := Resolve(o)
 		if err != nil {

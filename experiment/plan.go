@@ -50,9 +50,10 @@ type Options struct {
 
 	Name    string
 	Tags    []string
-	Command string // the command line, stored (redacted) with the run
-	Store   string // results store address ("" = the per-user default)
-	HDRLog  string // also write an HdrHistogram interval log here
+	Command string   // a fixed description of the command (when Args is nil)
+	Args    []string // the command line as given: stored redacted, rendered by meaning
+	Store   string   // results store address ("" = the per-user default)
+	HDRLog  string   // also write an HdrHistogram interval log here
 
 	Registry driver.Registry // nil = every driver dbrig has
 }
@@ -68,7 +69,7 @@ type Override struct {
 type Plan struct {
 	Options
 	Props    *spec.Props
-	SpecText string // the property files and -p values, redacted, as stored
+	SpecText string // every property as resolved, redacted, with its source: what is stored
 	Workload *ycsb.Workload
 	Config   run.Config
 }
@@ -107,20 +108,27 @@ func Resolve(opts Options) (*Plan, error) {
 	if _, ok := opts.Registry[opts.Driver]; !ok {
 		return nil, &InputError{Err: fmt.Errorf("%w %q (expected one of: %v)", driver.ErrUnknownDriver, opts.Driver, opts.Registry.Names())}
 	}
-	props, text, err := buildProps(opts.PropFiles, opts.Props, opts.Overrides)
+	props, err := buildProps(opts.PropFiles, opts.Props, opts.Overrides)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Options: opts, Props: props, SpecText: text}
+	// The driver's declared properties are known (so a typo is found here,
+	// before anything connects) and its secrets are redacted by format.
+	props.Declare(opts.Registry[opts.Driver].Props...)
+	p := &Plan{Options: opts, Props: props}
 	if p.Workload, err = ycsb.New(props); err != nil {
 		return nil, input(err)
 	}
 	if p.Config, err = loadConfig(opts, props); err != nil {
 		return nil, input(err)
 	}
+	if err := props.Unknown(); err != nil {
+		return nil, input(err)
+	}
 	if err := outfile.Check(p.Outputs(), p.Protected()); err != nil {
 		return nil, &InputError{Err: err}
 	}
+	p.SpecText = props.Text()
 	return p, nil
 }
 
@@ -151,9 +159,8 @@ func (p *Plan) Protected() []outfile.Path {
 // buildProps assembles properties the way YCSB does: -P files in order, then
 // -p values, then flag overrides, each winning over the ones before. A -P
 // name that is not a file but names a built-in workload uses the built-in.
-func buildProps(files, sets []string, overrides []Override) (*spec.Props, string, error) {
+func buildProps(files, sets []string, overrides []Override) (*spec.Props, error) {
 	p := spec.NewProps()
-	var text bytes.Buffer
 	if len(files) == 0 {
 		files = []string{"workloada"}
 		sets = append(append([]string(nil), quickstart...), sets...)
@@ -167,19 +174,16 @@ func buildProps(files, sets []string, overrides []Override) (*spec.Props, string
 			}
 		}
 		if err != nil {
-			return nil, "", &InputError{Err: fmt.Errorf("-P %s: %w (built-in workloads: %v)", f, err, ycsb.BuiltinNames())}
+			return nil, &InputError{Err: fmt.Errorf("-P %s: %w (built-in workloads: %v)", f, err, ycsb.BuiltinNames())}
 		}
 		if err := p.Load(name, bytes.NewReader(b)); err != nil {
-			return nil, "", &InputError{Err: err}
+			return nil, &InputError{Err: err}
 		}
-		fmt.Fprintf(&text, "# -P %s\n%s\n", name, spec.RedactText(string(b)))
 	}
 	for _, kv := range sets {
 		if err := p.SetFlag("-p", kv); err != nil {
-			return nil, "", &InputError{Err: err}
+			return nil, &InputError{Err: err}
 		}
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&text, "# -p %s=%s\n", k, spec.RedactProp(k, v))
 	}
 	for _, o := range overrides {
 		src := o.Src
@@ -187,9 +191,8 @@ func buildProps(files, sets []string, overrides []Override) (*spec.Props, string
 			src = spec.Source{Flag: o.Flag}
 		}
 		p.Set(o.Key, o.Value, src)
-		fmt.Fprintf(&text, "# %s: %s=%s\n", src, o.Key, spec.RedactProp(o.Key, o.Value))
 	}
-	return p, text.String(), nil
+	return p, nil
 }
 
 // readPropFile reads a -P file: a regular file of at most spec.MaxFileSize

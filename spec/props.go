@@ -59,13 +59,15 @@ type entry struct {
 // as known, so that Unknown can report typos after every consumer has read its
 // part. Props is not safe for concurrent use; read it while setting a run up.
 type Props struct {
-	vals  map[string]entry
-	known map[string]bool
+	vals   map[string]entry
+	known  map[string]bool
+	looked map[string]bool     // looked up by a reader
+	secret map[string]Redactor // declared secrets
 }
 
 // NewProps returns an empty set.
 func NewProps() *Props {
-	return &Props{vals: map[string]entry{}, known: map[string]bool{}}
+	return &Props{vals: map[string]entry{}, known: map[string]bool{}, looked: map[string]bool{}, secret: map[string]Redactor{}}
 }
 
 // Set sets key to value; a later Set wins, as with YCSB's -P then -p.
@@ -110,6 +112,7 @@ func (p *Props) Load(name string, r io.Reader) error {
 // Lookup returns the raw value of key and marks key as known.
 func (p *Props) Lookup(key string) (value string, src Source, ok bool) {
 	p.known[key] = true
+	p.looked[key] = true
 	e, ok := p.vals[key]
 	return e.value, e.src, ok
 }
@@ -295,8 +298,8 @@ func editDistance(a, b string) int {
 // Map returns all set properties with secrets redacted, for the run's context.
 func (p *Props) Map() map[string]string {
 	m := make(map[string]string, len(p.vals))
-	for k, e := range p.vals {
-		m[k] = RedactProp(k, e.value)
+	for k := range p.vals {
+		m[k] = p.Shown(k)
 	}
 	return m
 }

@@ -20,14 +20,14 @@ import (
 // One line per driver, in alphabetical order.
 func Registry() driver.Registry {
 	return driver.Registry{
-		"etcd":      etcd.Open,
-		"hazelcast": hazelcast.Open,
-		"mysql":     mysql.Open,
-		"null":      null.Open,
-		"pebble":    pebble.Open,
-		"postgres":  postgres.Open,
-		"redis":     redis.Open,
-		"sim":       sim.Open,
-		"sqlite":    sqlite.Open,
+		"etcd":      etcd.Driver(),
+		"hazelcast": hazelcast.Driver(),
+		"mysql":     mysql.Driver(),
+		"null":      null.Driver(),
+		"pebble":    pebble.Driver(),
+		"postgres":  postgres.Driver(),
+		"redis":     redis.Driver(),
+		"sim":       sim.Driver(),
+		"sqlite":    sqlite.Driver(),
 	}
 }

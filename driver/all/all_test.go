@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/spec"
@@ -58,5 +59,48 @@ func TestUnknownDriverNamesChoices(t *testing.T) {
 		if !slices.Contains(Registry().Names(), name) || !strings.Contains(err.Error(), name) {
 			t.Errorf("error %q does not list %q", err, name)
 		}
+	}
+}
+
+// Every property a driver reads is declared, so the unknown-key check can
+// run before anything connects and `dbrig drivers NAME` lists them all.
+// Servers are pointed at a closed port: Open reads its properties, then
+// fails fast (or, for embedded ones, succeeds).
+func TestDriversDeclareWhatTheyRead(t *testing.T) {
+	unreachable := map[string]string{
+		"redis.addr": "127.0.0.1:1", "redis.timeout": "200ms",
+		"etcd.endpoints": "127.0.0.1:1", "etcd.dialtimeout": "200ms",
+		"hazelcast.addrs": "127.0.0.1:1", "hazelcast.dialtimeout": "200ms",
+		"pg.url":    "postgres://u:secret@127.0.0.1:1/db?connect_timeout=1",
+		"mysql.dsn": "u:secret@tcp(127.0.0.1:1)/db?timeout=200ms",
+	}
+	for name, d := range Registry() {
+		t.Run(name, func(t *testing.T) {
+			p := spec.NewProps()
+			declared := map[string]bool{}
+			prefixes := map[string]bool{}
+			for _, decl := range d.Props {
+				declared[decl.Key] = true
+				prefix, _, _ := strings.Cut(decl.Key, ".")
+				prefixes[prefix] = true
+				if v, ok := unreachable[decl.Key]; ok {
+					p.Set(decl.Key, v, spec.Source{Flag: "test"})
+				}
+				if decl.Doc == "" || decl.Type == "" {
+					t.Errorf("%s: declared without a type or doc", decl.Key)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if db, err := d.Open(ctx, driver.Config{Props: p, Dir: t.TempDir()}); err == nil {
+				db.Close()
+			}
+			for _, k := range p.Looked() {
+				prefix, _, ok := strings.Cut(k, ".")
+				if ok && prefixes[prefix] && !declared[k] {
+					t.Errorf("Open reads %s, which %s.Driver() does not declare", k, name)
+				}
+			}
+		})
 	}
 }

@@ -75,7 +75,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	mc, err := gomysql.ParseDSN(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("%s: property mysql.dsn=%q: expected a DSN such as user:secret@tcp(127.0.0.1:3306)/db: %w",
-			src, spec.Redact(dsn), err)
+			src, RedactDSN(dsn), err)
 	}
 	// Update must see a matched row as found even when it writes the value
 	// the row already has; MySQL counts changed rows otherwise.
@@ -93,7 +93,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	pool := sql.OpenDB(conn)
 	pool.SetMaxOpenConns(o.PoolSize)
 	pool.SetMaxIdleConns(o.PoolSize) // default 2 would reconnect under load
-	db := &DB{pool: pool, target: spec.Redact(dsn), timeout: o.Timeout}
+	db := &DB{pool: pool, target: RedactDSN(dsn), timeout: o.Timeout}
 	db.DB, err = stdsql.Open(ctx, stdsql.Config{
 		Name: "mysql", Dialect: sqltable.MySQL(), Layout: o.Layout,
 		Reads: pool, Writes: pool, Timeout: o.Timeout, Classify: classify,

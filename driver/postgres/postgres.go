@@ -80,13 +80,13 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	pc, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx's message repeats the URL; show it redacted.
-		return nil, fmt.Errorf("%s: property pg.url=%q: expected a PostgreSQL URL", src, spec.Redact(url))
+		return nil, fmt.Errorf("%s: property pg.url=%q: expected a PostgreSQL URL", src, spec.RedactConnInfo(url))
 	}
 	pc.MaxConns = int32(o.PoolSize)
 	if o.Timeout > 0 && pc.ConnConfig.ConnectTimeout == 0 {
 		pc.ConnConfig.ConnectTimeout = o.Timeout
 	}
-	db := &DB{layout: o.Layout, timeout: o.Timeout, target: spec.Redact(url), copy: batch == "copy"}
+	db := &DB{layout: o.Layout, timeout: o.Timeout, target: spec.RedactConnInfo(url), copy: batch == "copy"}
 	db.pool, err = pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres %s: %w", db.target, classify(err))

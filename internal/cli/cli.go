@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/results"
 )
@@ -35,7 +36,7 @@ func commands() map[string]command {
 		"runs":     {"list, show and compare stored runs (runs list | show ID | compare ID ID)", runsCmd},
 		"report":   {"write a self-contained HTML report of runs (report ID [ID…] -o r.html [--png DIR])", reportCmd},
 		"serve":    {"a read-only web dashboard over the results (serve [--addr 127.0.0.1:8080])", serveCmd},
-		"drivers":  {"list the systems dbrig can drive", driversCmd},
+		"drivers":  {"list the systems dbrig can drive, or one driver's properties (drivers [NAME])", driversCmd},
 		"version":  {"print dbrig's version", versionCmd},
 	}
 }
@@ -106,7 +107,40 @@ func versionCmd(_ context.Context, e *env, _ []string) error {
 	return nil
 }
 
-func driversCmd(_ context.Context, e *env, _ []string) error {
-	fmt.Fprintln(e.stdout, strings.Join(registry().Names(), "\n"))
+// driversCmd: dbrig drivers [NAME] — the drivers, or one driver's
+// properties, from the declarations the unknown-key check uses.
+func driversCmd(_ context.Context, e *env, args []string) error {
+	reg := registry()
+	switch len(args) {
+	case 0:
+		for _, n := range reg.Names() {
+			fmt.Fprintf(e.stdout, "%-10s %s\n", n, reg[n].Doc)
+		}
+		return nil
+	case 1:
+	default:
+		return usagef("dbrig drivers: expected at most one driver name")
+	}
+	d, ok := reg[args[0]]
+	if !ok {
+		return &experiment.InputError{Err: fmt.Errorf("%w %q (expected one of: %s)", driver.ErrUnknownDriver, args[0], strings.Join(reg.Names(), ", "))}
+	}
+	fmt.Fprintf(e.stdout, "%s: %s\n", args[0], d.Doc)
+	if len(d.Props) == 0 {
+		fmt.Fprintln(e.stdout, "no properties")
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "\n%-22s %-10s %-24s %s\n", "property", "type", "default", "meaning")
+	for _, p := range d.Props {
+		doc := p.Doc
+		if p.Secret != nil {
+			doc += " (secret: never stored or printed)"
+		}
+		def := p.Default
+		if def == "" {
+			def = "-"
+		}
+		fmt.Fprintf(e.stdout, "%-22s %-10s %-24s %s\n", p.Key, p.Type, def, doc)
+	}
 	return nil
 }

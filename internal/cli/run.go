@@ -97,13 +97,13 @@ func parseRunFlags(name string, e *env, args []string, withRun bool) (*runFlags,
 // options turns the flags into what the experiment package takes. Flags that
 // stand for YCSB properties (--clients, --rate, --duration) override those
 // properties, so what is stored is what ran.
-func (f *runFlags) options(withRun bool, cmdline string) experiment.Options {
+func (f *runFlags) options(withRun bool, args []string) experiment.Options {
 	o := experiment.Options{
 		Driver: f.driver, PropFiles: f.propFiles, Props: f.props,
 		Model: f.model, Arrival: f.arrival, Warmup: f.warmup, ThinkTime: f.think, OpTimeout: f.opTimeout,
 		MaxBacklog: f.maxBacklog, LoadBatch: f.batch, Seed: f.seed,
 		SkipLoad: f.skipLoad, LoadOnly: !withRun,
-		Name: f.name, Tags: f.tags, Command: cmdline, Store: f.store, HDRLog: f.hdrlog,
+		Name: f.name, Tags: f.tags, Args: args, Store: f.store, HDRLog: f.hdrlog,
 	}
 	override := func(flag, key, value string) {
 		o.Overrides = append(o.Overrides, experiment.Override{Flag: flag, Key: key, Value: value})
@@ -131,7 +131,7 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return execute(ctx, e, f, true, "dbrig run "+strings.Join(args, " "))
+	return execute(ctx, e, f, true, append([]string{"run"}, args...))
 }
 
 func loadCmd(ctx context.Context, e *env, args []string) error {
@@ -139,12 +139,12 @@ func loadCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return execute(ctx, e, f, false, "dbrig load "+strings.Join(args, " "))
+	return execute(ctx, e, f, false, append([]string{"load"}, args...))
 }
 
 // execute resolves and performs a run and prints its summary.
-func execute(ctx context.Context, e *env, f *runFlags, withRun bool, cmdline string) error {
-	plan, err := experiment.Resolve(f.options(withRun, cmdline))
+func execute(ctx context.Context, e *env, f *runFlags, withRun bool, args []string) error {
+	plan, err := experiment.Resolve(f.options(withRun, args))
 	if err != nil {
 		return err
 	}

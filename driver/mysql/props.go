@@ -1,0 +1,31 @@
+package mysql
+
+import (
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/spec"
+)
+
+// Driver is the mysql driver with the properties Open reads.
+func Driver() driver.Driver {
+	return driver.Driver{Open: Open, Doc: "MySQL / MariaDB (github.com/go-sql-driver/mysql)", Props: []spec.Decl{
+		{Key: "mysql.dsn", Type: "dsn", Doc: "Go MySQL DSN (required), e.g. user:secret@tcp(127.0.0.1:3306)/db", Secret: RedactDSN},
+		{Key: "mysql.timeout", Type: "duration", Default: "10s", Doc: "per-operation timeout (0 = none)"},
+		{Key: "mysql.poolsize", Type: "int", Default: "max(threadcount, 4)", Doc: "connections"},
+	}}
+}
+
+// RedactDSN removes the password from a Go MySQL DSN by parsing it as the
+// driver does (the password may hold '@', ':', '/' or spaces) and writing
+// it back; a DSN that does not parse is hidden whole.
+func RedactDSN(dsn string) string {
+	cfg, err := gomysql.ParseDSN(dsn)
+	if err != nil {
+		return spec.RedactWhole(dsn)
+	}
+	if cfg.Passwd != "" {
+		cfg.Passwd = spec.Redacted
+	}
+	return cfg.FormatDSN()
+}

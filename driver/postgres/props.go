@@ -1,0 +1,16 @@
+package postgres
+
+import (
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/spec"
+)
+
+// Driver is the postgres driver with the properties Open reads.
+func Driver() driver.Driver {
+	return driver.Driver{Open: Open, Doc: "PostgreSQL (github.com/jackc/pgx/v5)", Props: []spec.Decl{
+		{Key: "pg.url", Type: "url", Doc: "connection URL or key=value string (required), e.g. postgres://user:secret@127.0.0.1:5432/db?sslmode=disable", Secret: spec.RedactConnInfo},
+		{Key: "pg.timeout", Type: "duration", Default: "10s", Doc: "per-operation timeout (0 = none)"},
+		{Key: "pg.poolsize", Type: "int", Default: "max(threadcount, 4)", Doc: "connections"},
+		{Key: "pg.batch", Type: "string", Default: "copy", Doc: "bulk-load method: copy (COPY FROM STDIN) or insert (multi-row INSERT)"},
+	}}
+}

@@ -1,0 +1,17 @@
+package redis
+
+import (
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/spec"
+)
+
+// Driver is the redis driver with the properties Open reads.
+func Driver() driver.Driver {
+	return driver.Driver{Open: Open, Doc: "Redis (github.com/redis/go-redis/v9)", Props: []spec.Decl{
+		{Key: "redis.addr", Type: "host:port", Default: "127.0.0.1:6379", Doc: "the server"},
+		{Key: "redis.password", Type: "string", Doc: "password (AUTH)", Secret: spec.RedactWhole},
+		{Key: "redis.db", Type: "int", Default: "0", Doc: "database number"},
+		{Key: "redis.timeout", Type: "duration", Default: "2s", Doc: "bound of one operation, retries included"},
+		{Key: "redis.poolsize", Type: "int", Default: "threadcount, at least 10 per CPU", Doc: "connections in the pool"},
+	}}
+}
