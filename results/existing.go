@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 )
 
 // OpenExisting opens an existing results store for reading. Unlike Open
 // it refuses a SQLite path that does not exist, because a report or dashboard
 // on a freshly created empty store would hide a typo in the path.
 func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
-	if path, ok := sqliteFile(dsn); ok {
+	addr, err := parseStoreAddr(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if path := addr.file; path != "" {
 		st, err := os.Stat(path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -23,22 +26,5 @@ func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
 			return nil, fmt.Errorf("results store %s: is a directory, expected an SQLite file", path)
 		}
 	}
-	return Open(ctx, dsn)
-}
-
-// sqliteFile returns the file behind a plain or sqlite:// store name; the
-// default store ("") is resolved too.
-func sqliteFile(dsn string) (string, bool) {
-	lower := strings.ToLower(dsn)
-	switch {
-	case dsn == "":
-		p, err := DefaultPath()
-		return p, err == nil
-	case strings.HasPrefix(lower, "sqlite://"):
-		return dsn[len("sqlite://"):], true
-	case strings.HasPrefix(lower, "file:"), strings.Contains(dsn, "://"):
-		return "", false
-	default:
-		return dsn, true
-	}
+	return open(ctx, addr)
 }

@@ -2,7 +2,9 @@ package results
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/dbrig/dbrig/internal/testenv"
@@ -39,3 +41,31 @@ func openPostgres(t *testing.T) *Store {
 func TestRoundTripPostgres(t *testing.T) { testRoundTrip(t, openPostgres(t)) }
 
 func TestConcurrentWritersPostgres(t *testing.T) { testConcurrentWriters(t, openPostgres) }
+
+// A libpq keyword/value string opens the same database as the URL.
+func TestOpenPostgresKeywordValue(t *testing.T) {
+	u, err := url.Parse(pgResultsURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, _ := u.User.Password()
+	kv := fmt.Sprintf("host=%s port=%s user=%s password='%s' dbname=%s",
+		u.Hostname(), u.Port(), u.User.Username(), strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw), strings.TrimPrefix(u.Path, "/"))
+	if sslmode := u.Query().Get("sslmode"); sslmode != "" {
+		kv += " sslmode=" + sslmode
+	}
+	s, err := Open(context.Background(), kv)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", spec.Redact(kv), err)
+	}
+	defer s.Close()
+	if s.Dialect() != "postgres" {
+		t.Fatalf("Open(keyword/value) gave a %s store", s.Dialect())
+	}
+	if pw != "" && strings.Contains(s.Name(), pw) {
+		t.Errorf("Name() %q holds the password", s.Name())
+	}
+	if _, err := s.ListRuns(context.Background(), Filter{}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -105,7 +105,7 @@ const runRowCols = `r.id, r.name, r.status, r.message, r.started_at, r.ended_at,
 	COALESCE(m.count, 0), COALESCE(m.errors, 0), COALESCE(m.throughput, 0), COALESCE(m.p99_us, 0)`
 
 // runRowFrom joins the OVERALL figures of each run's last measure phase.
-const runRowFrom = `runs r LEFT JOIN op_stats m ON m.run_id = r.id AND m.op = 'OVERALL' AND m.phase_id =
+const runRowFrom = `runs r LEFT JOIN op_stats m ON m.run_id = r.id AND m.op = '` + measure.OverallOp + `' AND m.phase_id =
 	(SELECT MAX(p.id) FROM phases p WHERE p.run_id = r.id AND p.phase = 'measure')`
 
 type scanner interface{ Scan(dest ...any) error }
@@ -165,14 +165,25 @@ func (f Filter) where() (where []string, args []any) {
 // ListRuns returns the runs that match f, newest first.
 func (s *Store) ListRuns(ctx context.Context, f Filter) ([]RunRow, error) {
 	where, args := f.where()
+	return s.selectRuns(ctx, where, args, "r.started_at DESC, r.id DESC", f.Limit, 0)
+}
+
+// selectRuns is the run-list query of ListRuns and QueryRuns: the runs that
+// match all of where, in order (SQL, from fixed strings only), limit rows
+// from offset (limit 0: all).
+func (s *Store) selectRuns(ctx context.Context, where []string, args []any, order string, limit, offset int) ([]RunRow, error) {
 	q := "SELECT " + runRowCols + " FROM " + runRowFrom
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY r.started_at DESC, r.id DESC"
-	if f.Limit > 0 {
+	q += " ORDER BY " + order
+	if limit > 0 {
 		q += " LIMIT ?"
-		args = append(args, f.Limit)
+		args = append(args, limit)
+		if offset > 0 {
+			q += " OFFSET ?"
+			args = append(args, offset)
+		}
 	}
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
@@ -395,7 +406,7 @@ func (s *Store) Intervals(ctx context.Context, id int64) ([]IntervalRow, error) 
 	rows, err := s.query(ctx, `SELECT phase, t_ms, started_at, length_ms, op, count, errors, classes,
 		mean_us, p50_us, p95_us, p99_us, max_us, svc_p99_us, dropped, backlog, hist
 		FROM intervals WHERE run_id = ?
-		ORDER BY t_ms, CASE WHEN op = 'OVERALL' THEN 1 ELSE 0 END, op`, id)
+		ORDER BY t_ms, CASE WHEN op = '`+measure.OverallOp+`' THEN 1 ELSE 0 END, op`, id)
 	if err != nil {
 		return nil, fmt.Errorf("intervals of run %d: %w", id, err)
 	}

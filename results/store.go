@@ -10,17 +10,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // registers database/sql driver "sqlite"
-
-	"github.com/dbrig/dbrig/spec"
 )
 
 // ErrNoRun is wrapped by the errors for a run id that is not in the store.
@@ -54,19 +50,30 @@ func DefaultPath() (string, error) {
 	return filepath.Join(home, ".local", "share", "dbrig", "results.db"), nil
 }
 
-// Open opens the store named by dsn and brings its schema up to date:
+// Open opens the store at address dsn and brings its schema up to date:
 //
-//	""                          the SQLite file DefaultPath (created with its directory)
-//	PATH, sqlite://PATH, file:… an SQLite file (sqlite:///abs/path for an absolute path)
+//	""                           the SQLite file DefaultPath (created with its directory)
+//	PATH, sqlite://PATH, file:…  an SQLite file (sqlite:///abs/path for an absolute path)
 //	postgres://…, postgresql://… a PostgreSQL database (pgx connection string)
+//	host=… user=… dbname=…       a PostgreSQL database (libpq keyword/value string)
 //
 // A store whose schema is newer than this dbrig is refused with an error.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	d, driverDSN, name, err := parseDSN(dsn)
+	addr, err := parseStoreAddr(dsn)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open(d.driver, driverDSN)
+	return open(ctx, addr)
+}
+
+func open(ctx context.Context, addr storeAddr) (*Store, error) {
+	d, name := addr.dialect, addr.name
+	if addr.isDefault {
+		if err := os.MkdirAll(filepath.Dir(addr.file), 0o755); err != nil {
+			return nil, fmt.Errorf("results store: %w", err)
+		}
+	}
+	db, err := sql.Open(d.driver, addr.dsn)
 	if err != nil {
 		return nil, fmt.Errorf("results store %s: %w", name, err)
 	}
@@ -85,66 +92,6 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		return nil, fmt.Errorf("results store %s: %w", name, err)
 	}
 	return s, nil
-}
-
-// parseDSN picks the dialect and returns the DSN for its database/sql driver
-// and a redacted name for messages.
-func parseDSN(dsn string) (d dialect, driverDSN, name string, err error) {
-	lower := strings.ToLower(dsn)
-	switch {
-	case strings.HasPrefix(lower, "postgres://"), strings.HasPrefix(lower, "postgresql://"):
-		return postgresDialect, dsn, spec.Redact(dsn), nil
-	case dsn == "":
-		path, err := DefaultPath()
-		if err != nil {
-			return d, "", "", err
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return d, "", "", fmt.Errorf("results store: %w", err)
-		}
-		return sqlitePath(path)
-	case strings.HasPrefix(lower, "sqlite://"):
-		path := dsn[len("sqlite://"):]
-		if path == "" {
-			return d, "", "", fmt.Errorf("results store %q: expected a file path after sqlite://", dsn)
-		}
-		return sqlitePath(path)
-	case strings.HasPrefix(lower, "file:"):
-		return sqliteDialect, sqliteDSN(dsn), dsn, nil
-	case strings.Contains(dsn, "://"):
-		return d, "", "", fmt.Errorf("results store %q: unknown scheme (expected a file path, sqlite://PATH, file:PATH or postgres://…)", spec.Redact(dsn))
-	default:
-		return sqlitePath(dsn)
-	}
-}
-
-func sqlitePath(path string) (dialect, string, string, error) {
-	if strings.Contains(path, "?") {
-		return dialect{}, "", "", fmt.Errorf("results store %q: a file path cannot contain '?' (use a file: URI for options)", path)
-	}
-	return sqliteDialect, sqliteDSN(path), path, nil
-}
-
-// sqliteDSN adds the connection settings every SQLite connection needs:
-// WAL so readers never block the writer, a busy timeout so two dbrig
-// processes can write to one file, foreign keys for ON DELETE CASCADE, and
-// transactions that take the write lock at BEGIN (a deferred transaction that
-// upgrades to writing fails at once with SQLITE_BUSY instead of waiting).
-//
-// A plain path is passed without a "file:" prefix, so that SQLite does not
-// read '%' or '#' in it as URI syntax; the driver cuts the query off itself.
-func sqliteDSN(pathOrURI string) string {
-	params := url.Values{}
-	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	params.Add("_pragma", "journal_mode(WAL)")
-	params.Add("_pragma", "synchronous(NORMAL)") // WAL: durable across process crashes, fast commits
-	params.Add("_pragma", "foreign_keys(1)")
-	params.Set("_txlock", "immediate")
-	sep := "?"
-	if strings.Contains(pathOrURI, "?") {
-		sep = "&"
-	}
-	return pathOrURI + sep + params.Encode()
 }
 
 // Close closes the database.

@@ -531,47 +531,6 @@ func TestAbandonedRun(t *testing.T) {
 	}
 }
 
-func TestParseDSN(t *testing.T) {
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	def, _ := DefaultPath()
-	tests := []struct {
-		dsn, dialect, name, errPart string
-		driverPrefix                string
-	}{
-		{dsn: "", dialect: "sqlite", name: def, driverPrefix: def + "?"},
-		{dsn: "runs.db", dialect: "sqlite", name: "runs.db", driverPrefix: "runs.db?"},
-		{dsn: "sqlite:///var/lib/x.db", dialect: "sqlite", name: "/var/lib/x.db", driverPrefix: "/var/lib/x.db?"},
-		{dsn: "sqlite://rel/x.db", dialect: "sqlite", name: "rel/x.db", driverPrefix: "rel/x.db?"},
-		{dsn: "file:x.db?mode=rwc", dialect: "sqlite", name: "file:x.db?mode=rwc", driverPrefix: "file:x.db?mode=rwc&"},
-		{dsn: "postgres://u:" + secret + "@127.0.0.1/r", dialect: "postgres", name: "postgres://u:REDACTED@127.0.0.1/r", driverPrefix: "postgres://u:" + secret},
-		{dsn: "postgresql://127.0.0.1/r", dialect: "postgres", name: "postgresql://127.0.0.1/r", driverPrefix: "postgresql://"},
-		{dsn: "mysql://u:" + secret + "@h/db", errPart: "unknown scheme"},
-		{dsn: "sqlite://", errPart: "expected a file path"},
-		{dsn: "a?b.db", errPart: "cannot contain '?'"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.dsn, func(t *testing.T) {
-			d, driverDSN, name, err := parseDSN(tt.dsn)
-			if tt.errPart != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.errPart) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.errPart)
-				}
-				assertNoSecret(t, "error", err.Error())
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.name != tt.dialect || name != tt.name || !strings.HasPrefix(driverDSN, tt.driverPrefix) {
-				t.Errorf("= %s %q %q, want %s %q %q…", d.name, name, driverDSN, tt.dialect, tt.name, tt.driverPrefix)
-			}
-			if d.name == "sqlite" && (!strings.Contains(driverDSN, "busy_timeout") || !strings.Contains(driverDSN, "_txlock=immediate")) {
-				t.Errorf("sqlite DSN %q lacks busy_timeout or _txlock", driverDSN)
-			}
-		})
-	}
-}
-
 func TestDefaultPath(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", "/xdg")
 	if p, err := DefaultPath(); err != nil || p != "/xdg/dbrig/results.db" {

@@ -64,7 +64,7 @@ func (s *Store) QueryRuns(ctx context.Context, q RunQuery) ([]RunRow, int, error
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	var total int
+	var total int // the same filter as selectRuns, without its joins
 	if err := s.queryRow(ctx, "SELECT COUNT(*) FROM runs r"+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("list runs: %w", err)
 	}
@@ -72,28 +72,11 @@ func (s *Store) QueryRuns(ctx context.Context, q RunQuery) ([]RunRow, int, error
 	if q.Asc {
 		dir = " ASC"
 	}
-	stmt := "SELECT " + runRowCols + " FROM " + runRowFrom + cond + " ORDER BY " + col + dir + ", r.id" + dir
-	if q.Filter.Limit > 0 {
-		stmt += " LIMIT ? OFFSET ?"
-		args = append(args, q.Filter.Limit, max(q.Offset, 0))
-	}
-	rows, err := s.query(ctx, stmt, args...)
+	runs, err := s.selectRuns(ctx, where, args, col+dir+", r.id"+dir, q.Filter.Limit, q.Offset)
 	if err != nil {
-		return nil, 0, fmt.Errorf("list runs: %w", err)
+		return nil, 0, err
 	}
-	defer rows.Close()
-	var out []RunRow
-	for rows.Next() {
-		r, err := scanRunRow(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("list runs: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("list runs: %w", err)
-	}
-	return out, total, nil
+	return runs, total, nil
 }
 
 // FilterValues are the distinct values the run filters can take.
