@@ -178,11 +178,11 @@ func (p *Plan) commandLine() string {
 		case next == "prop":
 			shown = p.showProp(a)
 		case next == "store":
-			shown = spec.RedactConnInfo(a)
+			shown = results.DisplayName(a)
 		case hasVal && (flag == "-p" || flag == "--p"):
 			shown = flag + "=" + p.showProp(val)
 		case hasVal && (flag == "-store" || flag == "--store"):
-			shown = flag + "=" + spec.RedactConnInfo(val)
+			shown = flag + "=" + results.DisplayName(val)
 		default:
 			shown = spec.Redact(a)
 		}

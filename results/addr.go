@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/dbrig/dbrig/spec"
 )
 
 // storeAddr is a store address (--store) taken apart: the one place that
@@ -32,11 +34,11 @@ func parseStoreAddr(addr string) (storeAddr, error) {
 	lower := strings.ToLower(addr)
 	switch {
 	case strings.HasPrefix(lower, "postgres://"), strings.HasPrefix(lower, "postgresql://"):
-		return storeAddr{dialect: postgresDialect, dsn: addr, name: redactURL(addr)}, nil
+		return storeAddr{dialect: postgresDialect, dsn: addr, name: spec.RedactURL(addr)}, nil
 	case isConninfo(addr):
-		name, err := redactConninfo(addr)
-		if err != nil {
-			return storeAddr{}, fmt.Errorf("results store %s: %w", name, err)
+		name := spec.RedactConnInfo(addr)
+		if name == spec.Redacted {
+			return storeAddr{}, fmt.Errorf("results store %s: expected keyword=value pairs (values with spaces in single quotes)", name)
 		}
 		return storeAddr{dialect: postgresDialect, dsn: addr, name: name}, nil
 	case addr == "":
@@ -56,7 +58,7 @@ func parseStoreAddr(addr string) (storeAddr, error) {
 	case strings.HasPrefix(lower, "file:"):
 		return storeAddr{dialect: sqliteDialect, dsn: sqliteDSN(addr), name: addr}, nil
 	case strings.Contains(addr, "://"):
-		return storeAddr{}, fmt.Errorf("results store %q: unknown scheme (expected a file path, sqlite://PATH, file:PATH, postgres://… or host=… dbname=…)", redactURL(addr))
+		return storeAddr{}, fmt.Errorf("results store %q: unknown scheme (expected a file path, sqlite://PATH, file:PATH, postgres://… or host=… dbname=…)", spec.RedactURL(addr))
 	default:
 		return sqliteFileAddr(addr)
 	}
@@ -91,37 +93,6 @@ func sqliteDSN(pathOrURI string) string {
 	return pathOrURI + sep + params.Encode()
 }
 
-// redactURL is a URL without its password, in the user info or in the query
-// (?password=…). A URL that does not parse (an unescaped space in the
-// password, say) keeps only what follows its last '@', without the query.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		scheme, rest, _ := strings.Cut(raw, "://")
-		if i := strings.LastIndex(rest, "@"); i >= 0 {
-			rest = "REDACTED@" + rest[i+1:]
-		}
-		rest, _, _ = strings.Cut(rest, "?")
-		return scheme + "://" + rest
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "REDACTED")
-	}
-	if q := u.Query(); len(q) > 0 {
-		secret := false
-		for k := range q {
-			if isSecretKey(k) {
-				q[k] = []string{"REDACTED"}
-				secret = true
-			}
-		}
-		if secret {
-			u.RawQuery = q.Encode()
-		}
-	}
-	return u.String()
-}
-
 // conninfoKeys are libpq's connection keywords; a store address that starts
 // with one of them and '=' is a PostgreSQL keyword/value string, not a file.
 var conninfoKeys = map[string]bool{
@@ -135,64 +106,4 @@ var conninfoKeys = map[string]bool{
 func isConninfo(s string) bool {
 	key, _, ok := strings.Cut(strings.TrimLeft(s, " \t\n"), "=")
 	return ok && conninfoKeys[strings.TrimSpace(key)]
-}
-
-// redactConninfo rewrites a keyword/value string with the value of every
-// secret keyword replaced. It parses the string as libpq does (values in
-// single quotes with backslash escapes), because a password may hold spaces
-// and quotes that a pattern would cut short. On a syntax error it returns
-// what it could read.
-func redactConninfo(s string) (string, error) {
-	var out []string
-	for rest := strings.TrimSpace(s); rest != ""; rest = strings.TrimLeft(rest, " \t\n\r") {
-		key, after, ok := strings.Cut(rest, "=")
-		key = strings.TrimSpace(key)
-		if !ok || key == "" || strings.ContainsAny(key, " \t\n\r'\\") {
-			return strings.Join(out, " "), fmt.Errorf("expected keyword=value at %q", strings.Join(out, " ")+" …")
-		}
-		value, tail, err := conninfoValue(strings.TrimLeft(after, " \t\n\r"))
-		if err != nil {
-			return strings.Join(append(out, key+"=…"), " "), err
-		}
-		if isSecretKey(key) {
-			value = "REDACTED"
-		}
-		out = append(out, key+"="+quoteConninfo(value))
-		rest = tail
-	}
-	return strings.Join(out, " "), nil
-}
-
-// conninfoValue reads one value at the start of s: quoted, or up to the next
-// white space; backslash escapes the next character in both.
-func conninfoValue(s string) (value, rest string, err error) {
-	var b strings.Builder
-	quoted := strings.HasPrefix(s, "'")
-	if quoted {
-		s = s[1:]
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' && i+1 < len(s):
-			i++
-			b.WriteByte(s[i])
-		case quoted && c == '\'':
-			return b.String(), s[i+1:], nil
-		case !quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return b.String(), s[i:], nil
-		default:
-			b.WriteByte(c)
-		}
-	}
-	if quoted {
-		return "", "", fmt.Errorf("unterminated quoted value")
-	}
-	return b.String(), "", nil
-}
-
-func quoteConninfo(v string) string {
-	if v != "" && !strings.ContainsAny(v, " \t\n\r'\\") {
-		return v
-	}
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }

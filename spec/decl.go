@@ -43,13 +43,14 @@ func RedactURL(v string) string {
 		if _, has := u.User.Password(); has {
 			u.User = url.UserPassword(u.User.Username(), "REDACTEDPASSWORD")
 		}
-		q := u.Query()
+		q, secret := u.Query(), false
 		for k := range q {
-			if strings.EqualFold(k, "password") {
+			if secretKey.MatchString(k) {
 				q.Set(k, "REDACTEDPASSWORD")
+				secret = true
 			}
 		}
-		if len(q) > 0 {
+		if secret {
 			u.RawQuery = q.Encode()
 		}
 		return strings.ReplaceAll(u.String(), "REDACTEDPASSWORD", Redacted)
@@ -63,7 +64,8 @@ func RedactURL(v string) string {
 		return v
 	}
 	user, _, _ := strings.Cut(rest[:at], ":")
-	return scheme + "://" + user + ":" + Redacted + rest[at:]
+	host, _, _ := strings.Cut(rest[at:], "?") // the query may hold a password too
+	return scheme + "://" + user + ":" + Redacted + host
 }
 
 // RedactConnInfo hides the password of a PostgreSQL connection string in
@@ -84,7 +86,7 @@ func RedactConnInfo(v string) string {
 			b.WriteByte(' ')
 		}
 		val := kv[1]
-		if strings.EqualFold(kv[0], "password") {
+		if secretKey.MatchString(kv[0]) { // password, sslpassword, …
 			val = Redacted
 		}
 		b.WriteString(kv[0] + "=" + quoteConnInfo(val))
