@@ -26,11 +26,11 @@ func TestParseStoreAddr(t *testing.T) {
 		{addr: "file:x.db", dialect: "sqlite", name: "file:x.db", driverPrefix: "file:x.db?"},
 		{addr: "postgres://u:" + secret + "@127.0.0.1/r", dialect: "postgres", name: "postgres://u:REDACTED@127.0.0.1/r", driverPrefix: "postgres://u:" + secret},
 		{addr: "postgresql://127.0.0.1/r", dialect: "postgres", name: "postgresql://127.0.0.1/r", driverPrefix: "postgresql://"},
-		{addr: "POSTGRES://h/r?sslmode=disable&password=" + secret, dialect: "postgres", name: "postgres://h/r?password=REDACTED&sslmode=disable", driverPrefix: "POSTGRES://h/r?"},
+		{addr: "POSTGRES://h/r?sslmode=disable&password=" + secret, dialect: "postgres", name: "POSTGRES://h/r?password=REDACTED&sslmode=disable", driverPrefix: "POSTGRES://h/r?"},
 		{addr: "postgres://u:p%20a%40s%3As%27%22w" + secret + "@h:5432/r", dialect: "postgres", name: "postgres://u:REDACTED@h:5432/r", driverPrefix: "postgres://u:p%20"},
 		{addr: "postgres://u:p@s:s'w" + secret + "@h/r", dialect: "postgres", name: "postgres://u:REDACTED@h/r", driverPrefix: "postgres://u:p@s"},
 		// Not a valid URL (a raw space): still no password in the name.
-		{addr: "postgres://u:" + nasty + "@h/r?x=1", dialect: "postgres", name: "postgres://u:REDACTED@h/r", driverPrefix: "postgres://u:p a"},
+		{addr: "postgres://u:" + nasty + "@h/r?x=1", dialect: "postgres", name: "postgres://u:REDACTED@h/r?x=1", driverPrefix: "postgres://u:p a"},
 		{addr: "host=127.0.0.1 user=x password=" + secret + " dbname=z", dialect: "postgres",
 			name: "host=127.0.0.1 user=x password=REDACTED dbname=z", driverPrefix: "host=127.0.0.1 user=x password=" + secret},
 		{addr: `  dbname = z password='` + strings.ReplaceAll(nasty, `'`, `\'`) + `' host=h`, dialect: "postgres",

@@ -34,38 +34,41 @@ func RedactWhole(v string) string {
 	return Redacted
 }
 
-// RedactURL hides the password of a URL's user information and any
-// password query parameter. A URL that net/url cannot parse (an unescaped
-// '@' or '/' in the password) is cut at the last '@' of its authority, as
-// libpq does, so nothing of the password survives.
+// RedactURL hides the password of a URL's user information and any secret
+// query parameter (password=, sslpassword=…). It does not trust a URL
+// parser to find the password: one written raw may hold '@', '/', '?' or
+// '#', which end the authority for a parser but not for the user. So the
+// user information is everything up to the last '@', and all of it after
+// the first ':' is the password, as libpq reads a connection URI.
 func RedactURL(v string) string {
-	if u, err := url.Parse(v); err == nil && u.Scheme != "" {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "REDACTEDPASSWORD")
-		}
-		q, secret := u.Query(), false
-		for k := range q {
-			if secretKey.MatchString(k) {
-				q.Set(k, "REDACTEDPASSWORD")
-				secret = true
-			}
-		}
-		if secret {
-			u.RawQuery = q.Encode()
-		}
-		return strings.ReplaceAll(u.String(), "REDACTEDPASSWORD", Redacted)
-	}
 	scheme, rest, ok := strings.Cut(v, "://")
 	if !ok {
 		return RedactWhole(v) // not a URL at all: show nothing of it
 	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return v
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		if user, _, hasPW := strings.Cut(rest[:at], ":"); hasPW {
+			rest = user + ":" + Redacted + rest[at:]
+		}
 	}
-	user, _, _ := strings.Cut(rest[:at], ":")
-	host, _, _ := strings.Cut(rest[at:], "?") // the query may hold a password too
-	return scheme + "://" + user + ":" + Redacted + host
+	base, query, hasQuery := strings.Cut(rest, "?")
+	if !hasQuery {
+		return scheme + "://" + base
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return scheme + "://" + base // a query we cannot read may hold a secret: drop it
+	}
+	secret := false
+	for k := range q {
+		if secretKey.MatchString(k) {
+			q.Set(k, Redacted)
+			secret = true
+		}
+	}
+	if secret {
+		query = q.Encode()
+	}
+	return scheme + "://" + base + "?" + query
 }
 
 // RedactConnInfo hides the password of a PostgreSQL connection string in
