@@ -1,0 +1,253 @@
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/dbrig/dbrig/nodestat"
+)
+
+// up starts r for a test and registers Down; a missing binary skips the
+// test unless DBRIG_REQUIRE_SERVERS=1 (scripts/test installs the servers).
+func up(t *testing.T, r Recipe, opts Options) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	c, err := Up(ctx, r, opts)
+	var missing *BinaryMissingError
+	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("Up: %v", err)
+	}
+	t.Logf("%s up and ready in %v (dir %s)", r.System(), time.Since(start).Round(time.Millisecond), c.Dir())
+	for _, n := range c.Nodes() {
+		t.Logf("  %s %s pid %d ports %v version %q", n.Name, n.Role, n.PID, n.Ports, n.Version)
+	}
+	t.Cleanup(func() { c.Down(context.Background()) })
+	return c
+}
+
+// down stops c, timing it, and checks no node's process is left.
+func down(t *testing.T, c *Cluster) {
+	t.Helper()
+	nodes := c.Nodes()
+	start := time.Now()
+	if err := c.Down(context.Background()); err != nil {
+		t.Fatalf("Down: %v", err)
+	}
+	t.Logf("%s down in %v", c.System(), time.Since(start).Round(time.Millisecond))
+	assertGone(t, nodes, 0)
+	if _, err := os.Stat(c.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cluster dir %s still there after Down (err %v)", c.Dir(), err)
+	}
+}
+
+// assertGone waits up to d for every node's PID (and process group) to be
+// gone from /proc.
+func assertGone(t *testing.T, nodes []Node, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for _, n := range nodes {
+		for {
+			_, err := (nodestat.Proc{}).Stat(n.PID)
+			gone := errors.Is(err, nodestat.ErrGone)
+			g, _ := (nodestat.Proc{}).Group(n.PID)
+			if gone && len(g) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("node %s: pid %d still running (stat err %v, group %v)", n.Name, n.PID, err, g)
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+func TestEtcdThreeMembers(t *testing.T) {
+	c := up(t, Etcd{}, Options{Keep: os.Getenv("KEEP") != ""})
+	nodes := c.Nodes()
+	if len(nodes) != 3 {
+		t.Fatalf("want 3 members, got %d", len(nodes))
+	}
+	eps := strings.Split(c.Props()["etcd.endpoints"], ",")
+	if len(eps) != 3 {
+		t.Fatalf("etcd.endpoints = %q", c.Props()["etcd.endpoints"])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i, ep := range eps {
+		if !strings.HasPrefix(ep, "127.0.0.1:") {
+			t.Fatalf("endpoint %s not on 127.0.0.1", ep)
+		}
+		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, val := fmt.Sprintf("k%d", i), fmt.Sprintf("v%d", i)
+		if _, err := cli.Put(ctx, key, val); err != nil {
+			t.Fatalf("put via %s: %v", ep, err)
+		}
+		// Read every key written so far through this member: replication works.
+		for j := 0; j <= i; j++ {
+			r, err := cli.Get(ctx, fmt.Sprintf("k%d", j))
+			if err != nil || len(r.Kvs) != 1 || string(r.Kvs[0].Value) != fmt.Sprintf("v%d", j) {
+				t.Fatalf("get k%d via %s: %v %v", j, ep, err, r)
+			}
+		}
+		cli.Close()
+	}
+	down(t, c)
+}
+
+// A port that is already taken: the node exits, and the error names it and
+// shows its log; nothing is left running.
+func TestNotReadyPortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	dir := t.TempDir()
+	start := time.Now()
+	c, err := Up(context.Background(), Etcd{Members: 1}, Options{Dir: dir, Ports: map[string]int{"etcd1.client": port}, ReadyTimeout: 10 * time.Second})
+	var missing *BinaryMissingError
+	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	if err == nil {
+		c.Down(context.Background())
+		t.Fatal("Up succeeded on a taken port")
+	}
+	t.Logf("failed in %v: %v", time.Since(start).Round(time.Millisecond), err)
+	var nr *NotReadyError
+	if !errors.As(err, &nr) {
+		t.Fatalf("want *NotReadyError, got %T: %v", err, err)
+	}
+	if nr.Node != "etcd1" || !nr.Exited || len(nr.LogTail) == 0 {
+		t.Errorf("error: node %q exited %v tail %d lines", nr.Node, nr.Exited, len(nr.LogTail))
+	}
+	if !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("error does not show the log's cause:\n%v", err)
+	}
+	// Nothing left: no etcd with our data dir runs.
+	if out, _ := exec.Command("pgrep", "-f", dir).Output(); len(out) > 0 {
+		t.Errorf("processes left: %s", out)
+	}
+}
+
+func TestBinaryMissing(t *testing.T) {
+	_, err := Up(context.Background(), Etcd{Binary: "/nonexistent/etcd"}, Options{})
+	var missing *BinaryMissingError
+	if !errors.As(err, &missing) || !strings.Contains(err.Error(), "apt-get install etcd-server") {
+		t.Fatalf("want *BinaryMissingError with install hint, got %v", err)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("error should wrap os.ErrNotExist: %v", err)
+	}
+}
+
+// Context cancel during Up tears down what started; StopWhenDone ties a
+// running cluster to a context.
+func TestCancel(t *testing.T) {
+	if _, err := exec.LookPath("etcd"); err != nil && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skip("SKIPPED: etcd not installed (apt-get install etcd-server)")
+	}
+	t.Run("during Up", func(t *testing.T) {
+		dir := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		_, err := Up(ctx, Etcd{}, Options{Dir: dir})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("want DeadlineExceeded, got %v", err)
+		}
+		if out, _ := exec.Command("pgrep", "-f", dir).Output(); len(out) > 0 {
+			t.Errorf("processes left: %s", out)
+		}
+	})
+	t.Run("StopWhenDone", func(t *testing.T) {
+		c := up(t, Etcd{Members: 1}, Options{})
+		ctx, cancel := context.WithCancel(context.Background())
+		c.StopWhenDone(ctx)
+		cancel()
+		assertGone(t, c.Nodes(), 15*time.Second)
+	})
+}
+
+// The parent is SIGKILLed (no cleanup runs): its children die with it.
+func TestParentKilledKillsChildren(t *testing.T) {
+	if _, err := exec.LookPath("etcd"); err != nil && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skip("SKIPPED: etcd not installed (apt-get install etcd-server)")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperUpAndWait$", "-test.v")
+	cmd.Env = append(os.Environ(), "DBRIG_CLUSTER_HELPER=1")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var nodes []Node
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		line := sc.Text()
+		if pid, ok := strings.CutPrefix(line, "PID "); ok {
+			n, _ := strconv.Atoi(pid)
+			nodes = append(nodes, Node{Name: "helper child", PID: n})
+		}
+		if line == "READY" {
+			break
+		}
+	}
+	if len(nodes) == 0 {
+		t.Fatal("helper printed no PIDs")
+	}
+	for _, n := range nodes {
+		if _, err := (nodestat.Proc{}).Stat(n.PID); err != nil {
+			t.Fatalf("child %d not running before the kill: %v", n.PID, err)
+		}
+	}
+	cmd.Process.Signal(os.Kill)
+	cmd.Wait()
+	start := time.Now()
+	assertGone(t, nodes, 5*time.Second)
+	t.Logf("children gone %v after the parent's SIGKILL", time.Since(start).Round(time.Millisecond))
+}
+
+// TestHelperUpAndWait is the parent process of TestParentKilledKillsChildren.
+func TestHelperUpAndWait(t *testing.T) {
+	if os.Getenv("DBRIG_CLUSTER_HELPER") != "1" {
+		t.Skip("helper process only")
+	}
+	// Leave the data dir: this process is killed before it could clean up;
+	// t.TempDir would be removed by nobody either, so use the default temp.
+	c, err := Up(context.Background(), Etcd{Members: 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(c.Dir())
+	for _, n := range c.Nodes() {
+		fmt.Printf("PID %d\n", n.PID)
+	}
+	fmt.Println("READY")
+	time.Sleep(time.Minute)
+}
