@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
@@ -250,4 +251,31 @@ func TestHelperUpAndWait(t *testing.T) {
 	}
 	fmt.Println("READY")
 	time.Sleep(time.Minute)
+}
+
+func TestRedisReplicaSentinels(t *testing.T) {
+	c := up(t, Redis{Replicas: 1, Sentinels: 3}, Options{})
+	if got := len(c.Nodes()); got != 5 {
+		t.Fatalf("want 5 nodes, got %d", got)
+	}
+	if c.Props()["redis.addr"] != c.Addrs("primary")[0] || len(c.Addrs("sentinel")) != 3 {
+		t.Fatalf("props %v, sentinels %v", c.Props(), c.Addrs("sentinel"))
+	}
+	// A write on the primary shows on the replica.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p := redis.NewClient(&redis.Options{Addr: c.Addrs("primary")[0]})
+	defer p.Close()
+	r := redis.NewClient(&redis.Options{Addr: c.Addrs("replica")[0]})
+	defer r.Close()
+	if err := p.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Do(ctx, "WAIT", 1, 5000).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := r.Get(ctx, "k").Result(); err != nil || v != "v" {
+		t.Fatalf("replica get: %q %v", v, err)
+	}
+	down(t, c)
 }
