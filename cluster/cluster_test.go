@@ -8,11 +8,13 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -191,66 +193,138 @@ func TestCancel(t *testing.T) {
 	})
 }
 
-// The parent is SIGKILLed (no cleanup runs): its children die with it.
+// The parent is SIGKILLed (no cleanup runs): its children die with it,
+// also a server started as another OS user (postgres, when root).
 func TestParentKilledKillsChildren(t *testing.T) {
-	if _, err := exec.LookPath("etcd"); err != nil && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
-		t.Skip("SKIPPED: etcd not installed (apt-get install etcd-server)")
+	for _, system := range []string{"etcd", "postgres"} {
+		t.Run(system, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperUpAndWait$", "-test.v")
+			cmd.Env = append(os.Environ(), "DBRIG_CLUSTER_HELPER="+system)
+			cmd.Stderr = os.Stderr
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			var nodes []Node
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				line := sc.Text()
+				if pid, ok := strings.CutPrefix(line, "PID "); ok {
+					n, _ := strconv.Atoi(pid)
+					nodes = append(nodes, Node{Name: system + " child", PID: n})
+				}
+				if line == "READY" {
+					break
+				}
+				if msg, ok := strings.CutPrefix(line, "SKIP "); ok {
+					t.Skip(msg)
+				}
+			}
+			if len(nodes) == 0 {
+				t.Fatal("helper printed no PIDs")
+			}
+			for _, n := range nodes {
+				if _, err := (nodestat.Proc{}).Stat(n.PID); err != nil {
+					t.Fatalf("child %d not running before the kill: %v", n.PID, err)
+				}
+			}
+			// The servers' own children (postgres backends) must go too.
+			var all []Node
+			for _, n := range nodes {
+				tree, _ := (nodestat.Proc{}).Tree(n.PID)
+				t.Logf("pid %d and its descendants: %v", n.PID, tree)
+				for _, pid := range tree {
+					all = append(all, Node{Name: system + " process", PID: pid})
+				}
+			}
+			nodes = all
+			cmd.Process.Signal(os.Kill)
+			cmd.Wait()
+			start := time.Now()
+			assertGone(t, nodes, 5*time.Second)
+			t.Logf("children gone %v after the parent's SIGKILL", time.Since(start).Round(time.Millisecond))
+		})
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperUpAndWait$", "-test.v")
-	cmd.Env = append(os.Environ(), "DBRIG_CLUSTER_HELPER=1")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	var nodes []Node
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		line := sc.Text()
-		if pid, ok := strings.CutPrefix(line, "PID "); ok {
-			n, _ := strconv.Atoi(pid)
-			nodes = append(nodes, Node{Name: "helper child", PID: n})
-		}
-		if line == "READY" {
-			break
-		}
-	}
-	if len(nodes) == 0 {
-		t.Fatal("helper printed no PIDs")
-	}
-	for _, n := range nodes {
-		if _, err := (nodestat.Proc{}).Stat(n.PID); err != nil {
-			t.Fatalf("child %d not running before the kill: %v", n.PID, err)
-		}
-	}
-	cmd.Process.Signal(os.Kill)
-	cmd.Wait()
-	start := time.Now()
-	assertGone(t, nodes, 5*time.Second)
-	t.Logf("children gone %v after the parent's SIGKILL", time.Since(start).Round(time.Millisecond))
 }
 
 // TestHelperUpAndWait is the parent process of TestParentKilledKillsChildren.
 func TestHelperUpAndWait(t *testing.T) {
-	if os.Getenv("DBRIG_CLUSTER_HELPER") != "1" {
+	var r Recipe
+	switch os.Getenv("DBRIG_CLUSTER_HELPER") {
+	case "etcd":
+		r = Etcd{Members: 1}
+	case "postgres":
+		r = Postgres{}
+	default:
 		t.Skip("helper process only")
 	}
-	// Leave the data dir: this process is killed before it could clean up;
-	// t.TempDir would be removed by nobody either, so use the default temp.
-	c, err := Up(context.Background(), Etcd{Members: 1}, Options{})
+	c, err := Up(context.Background(), r, Options{})
+	var missing *BinaryMissingError
+	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		fmt.Printf("SKIP SKIPPED: %v\n", err)
+		return
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
+	// This process is killed before it could clean up; the test's temp
+	// dir cleanup would not run either.
 	defer os.RemoveAll(c.Dir())
 	for _, n := range c.Nodes() {
 		fmt.Printf("PID %d\n", n.PID)
 	}
 	fmt.Println("READY")
 	time.Sleep(time.Minute)
+}
+
+// A state file lets another process stop the cluster by PID; a PID whose
+// start time does not match the record is never signalled.
+func TestStateFileDown(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	c := up(t, Etcd{Members: 1}, Options{StateFile: path})
+	s, err := ReadState(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Nodes) != 1 || s.Nodes[0].PID != c.Nodes()[0].PID || s.Nodes[0].Start == 0 || s.Props["etcd.endpoints"] == "" {
+		t.Fatalf("state: %+v", s)
+	}
+	if !s.Nodes[0].Alive() {
+		t.Fatal("node not alive by its state")
+	}
+
+	// A stranger with a recycled PID: same PID as a live process, other start time.
+	sleeper := exec.Command("sleep", "30")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sleeper.Process.Kill()
+	st, err := (nodestat.Proc{}).Stat(sleeper.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := Node{Name: "stranger", PID: sleeper.Process.Pid, Start: st.StartTime + 1}
+	s.Nodes = append([]Node{stranger}, s.Nodes...)
+
+	start := time.Now()
+	if err := s.Down(context.Background(), path, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("down from state file in %v", time.Since(start).Round(time.Millisecond))
+	assertGone(t, c.Nodes(), 0)
+	if _, err := (nodestat.Proc{}).Stat(sleeper.Process.Pid); err != nil {
+		t.Fatalf("the stranger with a reused PID was killed: %v", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("state file left: %v", err)
+	}
+	if _, err := os.Stat(c.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cluster dir left: %v", err)
+	}
 }
 
 func TestRedisReplicaSentinels(t *testing.T) {
@@ -277,5 +351,57 @@ func TestRedisReplicaSentinels(t *testing.T) {
 	if v, err := r.Get(ctx, "k").Result(); err != nil || v != "v" {
 		t.Fatalf("replica get: %q %v", v, err)
 	}
+	down(t, c)
+}
+
+func TestPostgresPrimaryReplica(t *testing.T) {
+	c := up(t, Postgres{Replicas: 1, Settings: map[string]string{"fsync": "off"}}, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p, err := pgx.Connect(ctx, c.Props()["pg.url"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+	if _, err := p.Exec(ctx, "CREATE TABLE t (k text PRIMARY KEY); INSERT INTO t VALUES ('x')"); err != nil {
+		t.Fatal(err)
+	}
+	var replica Node
+	for _, n := range c.Nodes() {
+		if n.Role == "replica" {
+			replica = n
+		}
+	}
+	r, err := pgx.Connect(ctx, replica.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	// The row arrives by streaming replication.
+	var k string
+	for err = errors.New("start"); err != nil && ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+		err = r.QueryRow(ctx, "SELECT k FROM t").Scan(&k)
+	}
+	if err != nil || k != "x" {
+		t.Fatalf("replica read: %q %v", k, err)
+	}
+	if _, err := r.Exec(ctx, "INSERT INTO t VALUES ('y')"); err == nil {
+		t.Fatal("replica accepted a write")
+	}
+	r.Close(ctx)
+	p.Close(ctx)
+
+	// nodestat sees the postmaster's whole tree (backends, WAL sender).
+	sctx, scancel := context.WithCancel(context.Background())
+	defer scancel()
+	var samples []nodestat.Sample
+	nodestat.Run(sctx, 100*time.Millisecond, []nodestat.Target{{Name: "pg-primary", PID: c.Nodes()[0].PID, Tree: true}}, func(s nodestat.Sample) {
+		samples = append(samples, s)
+		scancel()
+	})
+	if len(samples) != 1 || samples[0].Procs < 5 || samples[0].RSS == 0 || samples[0].Err != nil {
+		t.Errorf("sample of the primary's tree: %+v", samples)
+	}
+	t.Logf("primary tree: %d processes, rss %d, fds %d", samples[0].Procs, samples[0].RSS, samples[0].FDs)
 	down(t, c)
 }

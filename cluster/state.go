@@ -119,7 +119,7 @@ func (s State) Down(ctx context.Context, path string, grace time.Duration) error
 			}
 		}
 	}
-	if path != "" && len(errs) == 0 {
+	if path != "" && errors.Join(errs...) == nil {
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}

@@ -264,6 +264,39 @@ func (p Proc) FDs(pid int) (int, error) {
 	return len(names), err
 }
 
+// Tree lists pid and all its descendants, found by scanning /proc/*/stat
+// for parent links. (A process group would not do: PostgreSQL makes every
+// backend the leader of its own session.)
+func (p Proc) Tree(pid int) ([]int, error) {
+	children, err := p.children()
+	if err != nil {
+		return nil, err
+	}
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i]]...)
+	}
+	return out, nil
+}
+
+func (p Proc) children() (map[int][]int, error) {
+	ents, err := os.ReadDir(p.root())
+	if err != nil {
+		return nil, err
+	}
+	out := map[int][]int{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if s, err := p.Stat(pid); err == nil {
+			out[s.PPID] = append(out[s.PPID], pid)
+		}
+	}
+	return out, nil
+}
+
 // Group lists the PIDs whose process group is pgid, found by scanning
 // /proc/*/stat.
 func (p Proc) Group(pgid int) ([]int, error) {

@@ -16,10 +16,9 @@ const userHZ = 100
 type Target struct {
 	Name string // node name, or "dbrig" for ourselves
 	PID  int
-	// Group sums every process of the process group led by PID (a server
-	// started by package cluster leads its own group). PostgreSQL does its
-	// work in forked backends, so its postmaster alone shows almost nothing.
-	Group bool
+	// Tree sums PID and all its descendants. PostgreSQL does its work in
+	// forked backends, so its postmaster alone shows almost nothing.
+	Tree bool
 }
 
 // Self is a target for the calling process.
@@ -34,7 +33,7 @@ type Counters struct {
 
 func (c Counters) sub(o Counters) Counters {
 	d := func(a, b uint64) uint64 {
-		if a < b { // a group member exited: its counts left the sum
+		if a < b { // a process of the tree exited: its counts left the sum
 			return 0
 		}
 		return a - b
@@ -55,9 +54,9 @@ type Sample struct {
 	Elapsed time.Duration // since the previous sample of this target
 	// CPU over the interval in percent of one CPU (200 = two cores busy).
 	UserPct, SystemPct float64
-	RSS                uint64 // resident bytes; for a group the sum, which counts shared pages once per process
+	RSS                uint64 // resident bytes; for a tree the sum, which counts shared pages once per process
 	FDs                int    // open file descriptors
-	Procs              int    // processes counted (1 unless Group)
+	Procs              int    // processes counted (1 unless Tree)
 	Total              Counters
 	Delta              Counters // Total minus the previous sample's Total
 	// Err is a read that failed for another reason than the process being
@@ -158,8 +157,8 @@ func (s Sampler) read(t Target) reading {
 		return r
 	}
 	pids := []int{t.PID}
-	if t.Group {
-		if g, err := s.Proc.Group(t.PID); err == nil && len(g) > 0 {
+	if t.Tree {
+		if g, err := s.Proc.Tree(t.PID); err == nil {
 			pids = g
 		}
 		// Children the leader reaped took their CPU time into its cutime/cstime.
