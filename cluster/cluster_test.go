@@ -198,8 +198,15 @@ func TestCancel(t *testing.T) {
 func TestParentKilledKillsChildren(t *testing.T) {
 	for _, system := range []string{"etcd", "postgres"} {
 		t.Run(system, func(t *testing.T) {
+			// The helper is killed before it could clean up: its dir is ours
+			// to remove. Not t.TempDir: the postgres user must reach it.
+			dir, err := os.MkdirTemp("", "dbrig-helper-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(dir)
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperUpAndWait$", "-test.v")
-			cmd.Env = append(os.Environ(), "DBRIG_CLUSTER_HELPER="+system)
+			cmd.Env = append(os.Environ(), "DBRIG_CLUSTER_HELPER="+system, "DBRIG_CLUSTER_HELPER_DIR="+dir)
 			cmd.Stderr = os.Stderr
 			out, err := cmd.StdoutPipe()
 			if err != nil {
@@ -262,7 +269,7 @@ func TestHelperUpAndWait(t *testing.T) {
 	default:
 		t.Skip("helper process only")
 	}
-	c, err := Up(context.Background(), r, Options{})
+	c, err := Up(context.Background(), r, Options{Dir: os.Getenv("DBRIG_CLUSTER_HELPER_DIR")})
 	var missing *BinaryMissingError
 	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
 		fmt.Printf("SKIP SKIPPED: %v\n", err)
@@ -271,9 +278,6 @@ func TestHelperUpAndWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// This process is killed before it could clean up; the test's temp
-	// dir cleanup would not run either.
-	defer os.RemoveAll(c.Dir())
 	for _, n := range c.Nodes() {
 		fmt.Printf("PID %d\n", n.PID)
 	}
