@@ -1,0 +1,411 @@
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/dbrig/dbrig/nodestat"
+)
+
+// up starts r for a test and registers Down; a missing binary skips the
+// test unless DBRIG_REQUIRE_SERVERS=1 (scripts/test installs the servers).
+func up(t *testing.T, r Recipe, opts Options) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	c, err := Up(ctx, r, opts)
+	var missing *BinaryMissingError
+	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("Up: %v", err)
+	}
+	t.Logf("%s up and ready in %v (dir %s)", r.System(), time.Since(start).Round(time.Millisecond), c.Dir())
+	for _, n := range c.Nodes() {
+		t.Logf("  %s %s pid %d ports %v version %q", n.Name, n.Role, n.PID, n.Ports, n.Version)
+	}
+	t.Cleanup(func() { c.Down(context.Background()) })
+	return c
+}
+
+// down stops c, timing it, and checks no node's process is left.
+func down(t *testing.T, c *Cluster) {
+	t.Helper()
+	nodes := c.Nodes()
+	start := time.Now()
+	if err := c.Down(context.Background()); err != nil {
+		t.Fatalf("Down: %v", err)
+	}
+	t.Logf("%s down in %v", c.System(), time.Since(start).Round(time.Millisecond))
+	assertGone(t, nodes, 0)
+	if _, err := os.Stat(c.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cluster dir %s still there after Down (err %v)", c.Dir(), err)
+	}
+}
+
+// assertGone waits up to d for every node's PID (and process group) to be
+// gone from /proc.
+func assertGone(t *testing.T, nodes []Node, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for _, n := range nodes {
+		for {
+			_, err := (nodestat.Proc{}).Stat(n.PID)
+			gone := errors.Is(err, nodestat.ErrGone)
+			g, _ := (nodestat.Proc{}).Group(n.PID)
+			if gone && len(g) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("node %s: pid %d still running (stat err %v, group %v)", n.Name, n.PID, err, g)
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+func TestEtcdThreeMembers(t *testing.T) {
+	c := up(t, Etcd{}, Options{Keep: os.Getenv("KEEP") != ""})
+	nodes := c.Nodes()
+	if len(nodes) != 3 {
+		t.Fatalf("want 3 members, got %d", len(nodes))
+	}
+	eps := strings.Split(c.Props()["etcd.endpoints"], ",")
+	if len(eps) != 3 {
+		t.Fatalf("etcd.endpoints = %q", c.Props()["etcd.endpoints"])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i, ep := range eps {
+		if !strings.HasPrefix(ep, "127.0.0.1:") {
+			t.Fatalf("endpoint %s not on 127.0.0.1", ep)
+		}
+		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, val := fmt.Sprintf("k%d", i), fmt.Sprintf("v%d", i)
+		if _, err := cli.Put(ctx, key, val); err != nil {
+			t.Fatalf("put via %s: %v", ep, err)
+		}
+		// Read every key written so far through this member: replication works.
+		for j := 0; j <= i; j++ {
+			r, err := cli.Get(ctx, fmt.Sprintf("k%d", j))
+			if err != nil || len(r.Kvs) != 1 || string(r.Kvs[0].Value) != fmt.Sprintf("v%d", j) {
+				t.Fatalf("get k%d via %s: %v %v", j, ep, err, r)
+			}
+		}
+		cli.Close()
+	}
+	down(t, c)
+}
+
+// A port that is already taken: the node exits, and the error names it and
+// shows its log; nothing is left running.
+func TestNotReadyPortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	dir := t.TempDir()
+	start := time.Now()
+	c, err := Up(context.Background(), Etcd{Members: 1}, Options{Dir: dir, Ports: map[string]int{"etcd1.client": port}, ReadyTimeout: 10 * time.Second})
+	var missing *BinaryMissingError
+	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	if err == nil {
+		c.Down(context.Background())
+		t.Fatal("Up succeeded on a taken port")
+	}
+	t.Logf("failed in %v: %v", time.Since(start).Round(time.Millisecond), err)
+	var nr *NotReadyError
+	if !errors.As(err, &nr) {
+		t.Fatalf("want *NotReadyError, got %T: %v", err, err)
+	}
+	if nr.Node != "etcd1" || !nr.Exited || len(nr.LogTail) == 0 {
+		t.Errorf("error: node %q exited %v tail %d lines", nr.Node, nr.Exited, len(nr.LogTail))
+	}
+	if !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("error does not show the log's cause:\n%v", err)
+	}
+	// Nothing left: no etcd with our data dir runs.
+	if out, _ := exec.Command("pgrep", "-f", dir).Output(); len(out) > 0 {
+		t.Errorf("processes left: %s", out)
+	}
+}
+
+func TestBinaryMissing(t *testing.T) {
+	_, err := Up(context.Background(), Etcd{Binary: "/nonexistent/etcd"}, Options{})
+	var missing *BinaryMissingError
+	if !errors.As(err, &missing) || !strings.Contains(err.Error(), "apt-get install etcd-server") {
+		t.Fatalf("want *BinaryMissingError with install hint, got %v", err)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("error should wrap os.ErrNotExist: %v", err)
+	}
+}
+
+// Context cancel during Up tears down what started; StopWhenDone ties a
+// running cluster to a context.
+func TestCancel(t *testing.T) {
+	if _, err := exec.LookPath("etcd"); err != nil && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skip("SKIPPED: etcd not installed (apt-get install etcd-server)")
+	}
+	t.Run("during Up", func(t *testing.T) {
+		dir := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		_, err := Up(ctx, Etcd{}, Options{Dir: dir})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("want DeadlineExceeded, got %v", err)
+		}
+		if out, _ := exec.Command("pgrep", "-f", dir).Output(); len(out) > 0 {
+			t.Errorf("processes left: %s", out)
+		}
+	})
+	t.Run("StopWhenDone", func(t *testing.T) {
+		c := up(t, Etcd{Members: 1}, Options{})
+		ctx, cancel := context.WithCancel(context.Background())
+		c.StopWhenDone(ctx)
+		cancel()
+		assertGone(t, c.Nodes(), 15*time.Second)
+	})
+}
+
+// The parent is SIGKILLed (no cleanup runs): its children die with it,
+// also a server started as another OS user (postgres, when root).
+func TestParentKilledKillsChildren(t *testing.T) {
+	for _, system := range []string{"etcd", "postgres"} {
+		t.Run(system, func(t *testing.T) {
+			// The helper is killed before it could clean up: its dir is ours
+			// to remove. Not t.TempDir: the postgres user must reach it.
+			dir, err := os.MkdirTemp("", "dbrig-helper-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(dir)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperUpAndWait$", "-test.v")
+			cmd.Env = append(os.Environ(), "DBRIG_CLUSTER_HELPER="+system, "DBRIG_CLUSTER_HELPER_DIR="+dir)
+			cmd.Stderr = os.Stderr
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			var nodes []Node
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				line := sc.Text()
+				if pid, ok := strings.CutPrefix(line, "PID "); ok {
+					n, _ := strconv.Atoi(pid)
+					nodes = append(nodes, Node{Name: system + " child", PID: n})
+				}
+				if line == "READY" {
+					break
+				}
+				if msg, ok := strings.CutPrefix(line, "SKIP "); ok {
+					t.Skip(msg)
+				}
+			}
+			if len(nodes) == 0 {
+				t.Fatal("helper printed no PIDs")
+			}
+			for _, n := range nodes {
+				if _, err := (nodestat.Proc{}).Stat(n.PID); err != nil {
+					t.Fatalf("child %d not running before the kill: %v", n.PID, err)
+				}
+			}
+			// The servers' own children (postgres backends) must go too.
+			var all []Node
+			for _, n := range nodes {
+				tree, _ := (nodestat.Proc{}).Tree(n.PID)
+				t.Logf("pid %d and its descendants: %v", n.PID, tree)
+				for _, pid := range tree {
+					all = append(all, Node{Name: system + " process", PID: pid})
+				}
+			}
+			nodes = all
+			cmd.Process.Signal(os.Kill)
+			cmd.Wait()
+			start := time.Now()
+			assertGone(t, nodes, 5*time.Second)
+			t.Logf("children gone %v after the parent's SIGKILL", time.Since(start).Round(time.Millisecond))
+		})
+	}
+}
+
+// TestHelperUpAndWait is the parent process of TestParentKilledKillsChildren.
+func TestHelperUpAndWait(t *testing.T) {
+	var r Recipe
+	switch os.Getenv("DBRIG_CLUSTER_HELPER") {
+	case "etcd":
+		r = Etcd{Members: 1}
+	case "postgres":
+		r = Postgres{}
+	default:
+		t.Skip("helper process only")
+	}
+	c, err := Up(context.Background(), r, Options{Dir: os.Getenv("DBRIG_CLUSTER_HELPER_DIR")})
+	var missing *BinaryMissingError
+	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		fmt.Printf("SKIP SKIPPED: %v\n", err)
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range c.Nodes() {
+		fmt.Printf("PID %d\n", n.PID)
+	}
+	fmt.Println("READY")
+	time.Sleep(time.Minute)
+}
+
+// A state file lets another process stop the cluster by PID; a PID whose
+// start time does not match the record is never signalled.
+func TestStateFileDown(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	c := up(t, Etcd{Members: 1}, Options{StateFile: path})
+	s, err := ReadState(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Nodes) != 1 || s.Nodes[0].PID != c.Nodes()[0].PID || s.Nodes[0].Start == 0 || s.Props["etcd.endpoints"] == "" {
+		t.Fatalf("state: %+v", s)
+	}
+	if !s.Nodes[0].Alive() {
+		t.Fatal("node not alive by its state")
+	}
+
+	// A stranger with a recycled PID: same PID as a live process, other start time.
+	sleeper := exec.Command("sleep", "30")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sleeper.Process.Kill()
+	st, err := (nodestat.Proc{}).Stat(sleeper.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := Node{Name: "stranger", PID: sleeper.Process.Pid, Start: st.StartTime + 1}
+	s.Nodes = append([]Node{stranger}, s.Nodes...)
+
+	start := time.Now()
+	if err := s.Down(context.Background(), path, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("down from state file in %v", time.Since(start).Round(time.Millisecond))
+	assertGone(t, c.Nodes(), 0)
+	if _, err := (nodestat.Proc{}).Stat(sleeper.Process.Pid); err != nil {
+		t.Fatalf("the stranger with a reused PID was killed: %v", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("state file left: %v", err)
+	}
+	if _, err := os.Stat(c.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cluster dir left: %v", err)
+	}
+}
+
+func TestRedisReplicaSentinels(t *testing.T) {
+	c := up(t, Redis{Replicas: 1, Sentinels: 3}, Options{})
+	if got := len(c.Nodes()); got != 5 {
+		t.Fatalf("want 5 nodes, got %d", got)
+	}
+	if c.Props()["redis.addr"] != c.Addrs("primary")[0] || len(c.Addrs("sentinel")) != 3 {
+		t.Fatalf("props %v, sentinels %v", c.Props(), c.Addrs("sentinel"))
+	}
+	// A write on the primary shows on the replica.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p := redis.NewClient(&redis.Options{Addr: c.Addrs("primary")[0]})
+	defer p.Close()
+	r := redis.NewClient(&redis.Options{Addr: c.Addrs("replica")[0]})
+	defer r.Close()
+	if err := p.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Do(ctx, "WAIT", 1, 5000).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := r.Get(ctx, "k").Result(); err != nil || v != "v" {
+		t.Fatalf("replica get: %q %v", v, err)
+	}
+	down(t, c)
+}
+
+func TestPostgresPrimaryReplica(t *testing.T) {
+	c := up(t, Postgres{Replicas: 1, Settings: map[string]string{"fsync": "off"}}, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p, err := pgx.Connect(ctx, c.Props()["pg.url"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+	if _, err := p.Exec(ctx, "CREATE TABLE t (k text PRIMARY KEY); INSERT INTO t VALUES ('x')"); err != nil {
+		t.Fatal(err)
+	}
+	var replica Node
+	for _, n := range c.Nodes() {
+		if n.Role == "replica" {
+			replica = n
+		}
+	}
+	r, err := pgx.Connect(ctx, replica.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	// The row arrives by streaming replication.
+	var k string
+	for err = errors.New("start"); err != nil && ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+		err = r.QueryRow(ctx, "SELECT k FROM t").Scan(&k)
+	}
+	if err != nil || k != "x" {
+		t.Fatalf("replica read: %q %v", k, err)
+	}
+	if _, err := r.Exec(ctx, "INSERT INTO t VALUES ('y')"); err == nil {
+		t.Fatal("replica accepted a write")
+	}
+	r.Close(ctx)
+	p.Close(ctx)
+
+	// nodestat sees the postmaster's whole tree (backends, WAL sender).
+	sctx, scancel := context.WithCancel(context.Background())
+	defer scancel()
+	var samples []nodestat.Sample
+	nodestat.Run(sctx, 100*time.Millisecond, []nodestat.Target{{Name: "pg-primary", PID: c.Nodes()[0].PID, Tree: true}}, func(s nodestat.Sample) {
+		samples = append(samples, s)
+		scancel()
+	})
+	if len(samples) != 1 || samples[0].Procs < 5 || samples[0].RSS == 0 || samples[0].Err != nil {
+		t.Errorf("sample of the primary's tree: %+v", samples)
+	}
+	t.Logf("primary tree: %d processes, rss %d, fds %d", samples[0].Procs, samples[0].RSS, samples[0].FDs)
+	down(t, c)
+}

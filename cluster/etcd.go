@@ -1,0 +1,138 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// Etcd is a cluster of etcd members, all voting (default 3), named etcd1..N.
+// Ports per member: "client" and "peer". Debian's etcd 3.4 server speaks the
+// v3 gRPC API of the v3.6 Go client.
+type Etcd struct {
+	Members int    // default 3
+	Binary  string // path of etcd; default "etcd" on $PATH
+	Args    []string
+}
+
+func (Etcd) System() string { return "etcd" }
+
+func (e Etcd) Layout(l *Layout) ([]Stage, error) {
+	bin, err := l.Binary("etcd", e.Binary, "apt-get install etcd-server", "etcd")
+	if err != nil {
+		return nil, err
+	}
+	n := e.Members
+	if n <= 0 {
+		n = 3
+	}
+	version := strings.TrimPrefix(l.Version(bin, "--version"), "etcd Version: ")
+	type member struct{ name, client, peer string }
+	ms := make([]member, n)
+	var initial []string
+	for i := range ms {
+		name := fmt.Sprintf("etcd%d", i+1)
+		cp, err := l.Port(name, "client")
+		if err != nil {
+			return nil, err
+		}
+		pp, err := l.Port(name, "peer")
+		if err != nil {
+			return nil, err
+		}
+		ms[i] = member{name, "http://" + hostPort(cp), "http://" + hostPort(pp)}
+		initial = append(initial, name+"="+ms[i].peer)
+	}
+	token := "dbrig-" + l.Dir // unique per cluster: members of another never join
+	st := Stage{Name: "members", StopOneByOne: true}
+	var endpoints []string
+	for _, m := range ms {
+		ns := &NodeSpec{
+			Name: m.name, Role: "member", Binary: bin, Version: version,
+			DataDir: l.NodeDir(m.name), Log: l.LogPath(m.name), URL: m.client,
+			Ports: map[string]int{"client": portOf(m.client), "peer": portOf(m.peer)},
+			Args: append([]string{
+				"--name", m.name, "--data-dir", l.NodeDir(m.name),
+				"--listen-client-urls", m.client, "--advertise-client-urls", m.client,
+				"--listen-peer-urls", m.peer, "--initial-advertise-peer-urls", m.peer,
+				"--initial-cluster", strings.Join(initial, ","),
+				"--initial-cluster-token", token, "--initial-cluster-state", "new",
+				"--logger", "zap", "--log-outputs", "stderr",
+			}, e.Args...),
+		}
+		ns.Ready = func(ctx context.Context) error { return etcdMemberReady(ctx, m.client) }
+		st.Nodes = append(st.Nodes, ns)
+		endpoints = append(endpoints, m.client)
+	}
+	st.Ready = func(ctx context.Context) error { return etcdLeaderAgreed(ctx, endpoints) }
+	return []Stage{st}, nil
+}
+
+func (Etcd) Props(nodes []Node) map[string]string {
+	var eps []string
+	for _, n := range nodes {
+		eps = append(eps, n.Addr)
+	}
+	return map[string]string{"etcd.endpoints": strings.Join(eps, ",")}
+}
+
+func portOf(url string) int {
+	var p int
+	fmt.Sscanf(url[strings.LastIndexByte(url, ':')+1:], "%d", &p)
+	return p
+}
+
+func etcdClient(ctx context.Context, endpoints []string) (*clientv3.Client, error) {
+	return clientv3.New(clientv3.Config{Endpoints: endpoints, Context: ctx,
+		DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+}
+
+// etcdMemberReady: the member answers endpoint status and knows a leader,
+// and serves a linearizable read (which needs the quorum to work).
+func etcdMemberReady(ctx context.Context, endpoint string) error {
+	cli, err := etcdClient(ctx, []string{endpoint})
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	st, err := cli.Status(ctx, endpoint)
+	if err != nil {
+		return fmt.Errorf("status: %w", err)
+	}
+	if st.Leader == 0 {
+		return errors.New("no leader yet")
+	}
+	if _, err := cli.Get(ctx, "dbrig-ready-probe"); err != nil {
+		return fmt.Errorf("linearizable read: %w", err)
+	}
+	return nil
+}
+
+// etcdLeaderAgreed: every member names the same leader.
+func etcdLeaderAgreed(ctx context.Context, endpoints []string) error {
+	cli, err := etcdClient(ctx, endpoints)
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	var leader uint64
+	for _, ep := range endpoints {
+		st, err := cli.Status(ctx, ep)
+		if err != nil {
+			return fmt.Errorf("%s: status: %w", ep, err)
+		}
+		if leader != 0 && st.Leader != leader {
+			return fmt.Errorf("members disagree on the leader (%x, %x)", leader, st.Leader)
+		}
+		leader = st.Leader
+	}
+	if leader == 0 {
+		return errors.New("no leader")
+	}
+	return nil
+}

@@ -1,0 +1,239 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Postgres is a primary ("pg-primary") and Replicas streaming replicas
+// ("pg-replica1".."N") made with pg_basebackup -R. The superuser is
+// postgres; the role dbrig (login, password Password) owns database dbrig,
+// as scripts/servers/postgres.sh sets up. Servers listen on 127.0.0.1 only,
+// with no Unix socket. Run as root, every PostgreSQL program runs as the OS
+// user postgres (PostgreSQL refuses root) and data dirs belong to it.
+type Postgres struct {
+	Replicas int
+	// BinDir holds initdb, postgres and pg_basebackup; default the newest
+	// /usr/lib/postgresql/*/bin, else $PATH.
+	BinDir   string
+	Password string            // of postgres and dbrig; default "dbrig-secret" (loopback only)
+	Settings map[string]string // -c name=value for every server (e.g. fsync=off)
+	OSUser   string            // default "postgres"
+}
+
+func (Postgres) System() string { return "postgres" }
+
+func (p Postgres) password() string {
+	if p.Password != "" {
+		return p.Password
+	}
+	return "dbrig-secret"
+}
+
+// pgBinDir picks the newest /usr/lib/postgresql/N/bin.
+func pgBinDir() string {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool {
+		vi, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(dirs[i])), 64)
+		vj, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(dirs[j])), 64)
+		return vi < vj
+	})
+	if len(dirs) == 0 {
+		return ""
+	}
+	return dirs[len(dirs)-1]
+}
+
+func (p Postgres) Layout(l *Layout) ([]Stage, error) {
+	const install = "apt-get install postgresql"
+	dir := p.BinDir
+	if dir == "" {
+		dir = pgBinDir()
+	}
+	bins := map[string]string{}
+	for _, name := range []string{"postgres", "initdb", "pg_basebackup"} {
+		override := ""
+		if dir != "" {
+			override = filepath.Join(dir, name)
+		}
+		b, err := l.Binary("postgres", override, install, name)
+		if err != nil {
+			return nil, err
+		}
+		bins[name] = b
+	}
+	version := l.Version(bins["postgres"], "--version") // "postgres (PostgreSQL) 15.14 (Debian 15.14-0+deb12u1)"
+	if _, v, ok := strings.Cut(version, "(PostgreSQL) "); ok {
+		version, _, _ = strings.Cut(v, " ")
+	}
+	osUser := p.OSUser
+	if osUser == "" {
+		osUser = "postgres"
+	}
+	pw := p.password()
+	node := func(name, role string) (*NodeSpec, error) {
+		port, err := l.Port(name, "client")
+		if err != nil {
+			return nil, err
+		}
+		nd := l.NodeDir(name)
+		args := []string{"-D", filepath.Join(nd, "data"), "-p", strconv.Itoa(port),
+			"-c", "listen_addresses=" + loopback, "-c", "unix_socket_directories=",
+			// cluster_name is also a replica's application_name in pg_stat_replication.
+			"-c", "cluster_name=" + name}
+		keys := make([]string, 0, len(p.Settings))
+		for k := range p.Settings {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			args = append(args, "-c", k+"="+p.Settings[k])
+		}
+		return &NodeSpec{
+			Name: name, Role: role, Binary: bins["postgres"], Version: version, Args: args,
+			DataDir: nd, Log: l.LogPath(name), User: osUser,
+			Ports: map[string]int{"client": port}, URL: pgURL("dbrig", pw, port, "dbrig"),
+			// SIGINT is PostgreSQL's fast shutdown; SIGTERM (smart) waits for
+			// every client to disconnect.
+			StopSignal: syscall.SIGINT, StopLeaderOnly: true,
+		}, nil
+	}
+	primary, err := node("pg-primary", "primary")
+	if err != nil {
+		return nil, err
+	}
+	pport := primary.Ports["client"]
+	pwfile := filepath.Join(primary.DataDir, "pwfile")
+	primary.Files = map[string]string{pwfile: pw + "\n"}
+	primary.Setup = func(ctx context.Context, run RunFunc) error {
+		err := run(ctx, bins["initdb"], "-D", filepath.Join(primary.DataDir, "data"), "-U", "postgres",
+			"-E", "UTF8", "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256",
+			"--pwfile="+pwfile, "--no-sync")
+		os.Remove(pwfile)
+		return err
+	}
+	superURL := func(port int) string { return pgURL("postgres", pw, port, "postgres") }
+	primary.Ready = func(ctx context.Context) error { return pgQuery(ctx, superURL(pport), "SELECT 1") }
+	stages := []Stage{{Name: "primary", Nodes: []*NodeSpec{primary},
+		Ready: func(ctx context.Context) error { return pgSetupRole(ctx, superURL(pport), pw) }}}
+	if p.Replicas > 0 {
+		st := Stage{Name: "replicas"}
+		for i := 1; i <= p.Replicas; i++ {
+			rep, err := node(fmt.Sprintf("pg-replica%d", i), "replica")
+			if err != nil {
+				return nil, err
+			}
+			rep.Setup = func(ctx context.Context, run RunFunc) error {
+				// -R writes primary_conninfo (with the password) and standby.signal.
+				return run(ctx, bins["pg_basebackup"], "-D", filepath.Join(rep.DataDir, "data"),
+					"-R", "-X", "stream", "-c", "fast", "--no-sync",
+					"-d", fmt.Sprintf("host=%s port=%d user=postgres password=%s", loopback, pport, pw))
+			}
+			rep.Ready = func(ctx context.Context) error {
+				return pgReplicaStreaming(ctx, superURL(rep.Ports["client"]), superURL(pport), rep.Name)
+			}
+			st.Nodes = append(st.Nodes, rep)
+		}
+		stages = append(stages, st)
+	}
+	return stages, nil
+}
+
+func (Postgres) Props(nodes []Node) map[string]string {
+	for _, n := range nodes {
+		if n.Role == "primary" {
+			return map[string]string{"pg.url": n.URL}
+		}
+	}
+	return nil
+}
+
+func pgURL(user, pw string, port int, db string) string {
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(user, pw), Host: hostPort(port),
+		Path: "/" + db, RawQuery: "sslmode=disable"}
+	return u.String()
+}
+
+func pgQuery(ctx context.Context, url, q string, args ...any) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, q, args...)
+	return err
+}
+
+// pgSetupRole makes role and database dbrig (idempotent: it may be retried).
+func pgSetupRole(ctx context.Context, superURL, pw string) error {
+	conn, err := pgx.Connect(ctx, superURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_roles WHERE rolname = 'dbrig'").Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := conn.Exec(ctx, "CREATE ROLE dbrig LOGIN PASSWORD "+pgQuote(pw)); err != nil {
+			return err
+		}
+	}
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = 'dbrig'").Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := conn.Exec(ctx, "CREATE DATABASE dbrig OWNER dbrig"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func pgQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// pgReplicaStreaming: the replica is in recovery and the primary shows its
+// WAL receiver streaming.
+func pgReplicaStreaming(ctx context.Context, replicaURL, primaryURL, name string) error {
+	conn, err := pgx.Connect(ctx, replicaURL)
+	if err != nil {
+		return err
+	}
+	var rec bool
+	err = conn.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&rec)
+	conn.Close(ctx)
+	if err != nil {
+		return err
+	}
+	if !rec {
+		return errors.New("replica is not in recovery")
+	}
+	pc, err := pgx.Connect(ctx, primaryURL)
+	if err != nil {
+		return err
+	}
+	defer pc.Close(ctx)
+	var state string
+	err = pc.QueryRow(ctx, "SELECT state FROM pg_stat_replication WHERE application_name = $1", name).Scan(&state)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("primary has no replication connection from %s", name)
+	}
+	if err != nil {
+		return err
+	}
+	if state != "streaming" {
+		return fmt.Errorf("replication state of %s is %s", name, state)
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// A Recipe knows one system: how to lay out its nodes in stages, how to
+// tell each is ready through the system's own client, and which driver
+// properties reach the result. One file per recipe (etcd.go, redis.go,
+// postgres.go).
+type Recipe interface {
+	// System names the system ("etcd", "redis", "postgres").
+	System() string
+	// Layout plans the nodes. It finds binaries (a *BinaryMissingError when
+	// one is absent) and takes ports from l; it starts nothing.
+	Layout(l *Layout) ([]Stage, error)
+	// Props returns the driver properties (spec keys such as "etcd.endpoints")
+	// that point a driver at the running cluster.
+	Props(nodes []Node) map[string]string
+}
+
+// Stage is a set of nodes that start together after every earlier stage is
+// ready (replicas after their primary, sentinels after both). A stage is
+// ready when every node's Ready check passes, then the stage's own Ready.
+type Stage struct {
+	Name  string
+	Nodes []*NodeSpec
+	// Ready, if set, checks the stage as a whole after each node passed
+	// (e.g. etcd members agree on a leader). Called repeatedly until nil.
+	Ready func(ctx context.Context) error
+	// StopOneByOne stops the stage's nodes one at a time, in reverse start
+	// order, instead of together. An etcd leader that is asked to stop hands
+	// its leadership to a live member first; with all members stopping at
+	// once it waits out a timeout (7s) for members that are gone.
+	StopOneByOne bool
+}
+
+// NodeSpec is how one node is started, checked and stopped.
+type NodeSpec struct {
+	Name, Role string
+	Binary     string
+	Args       []string
+	Env        []string // added to the environment (KEY=VALUE)
+	Version    string   // as the binary reports it
+	DataDir    string   // created before Setup, removed by Down unless Keep
+	Log        string   // stdout and stderr of the node and of its setup commands
+	Ports      map[string]int
+	Files      map[string]string // written before Setup: path → content (configs)
+	// User is the OS user the node and its setup commands run as when dbrig
+	// runs as root (PostgreSQL refuses root). Empty: the current user.
+	User string
+	// Setup runs after earlier stages are ready and before the node starts
+	// (initdb, pg_basebackup). run runs a command to completion as User with
+	// output to Log.
+	Setup func(ctx context.Context, run RunFunc) error
+	// Ready is one check that the node serves clients; nil means ready.
+	Ready func(ctx context.Context) error
+	// StopSignal asks the node to stop (default SIGTERM). It goes to the
+	// whole process group unless StopLeaderOnly is set.
+	StopSignal syscall.Signal
+	// StopLeaderOnly sends StopSignal to the node's main process only, for
+	// servers that shut their own children down in order (PostgreSQL: a
+	// SIGINT to every backend would only cancel queries, and the postmaster
+	// coordinates the fast shutdown itself).
+	StopLeaderOnly bool
+	// URL is the address of the node in its system's URL form, for Node.URL.
+	URL string
+}
+
+// RunFunc runs a setup command to completion.
+type RunFunc func(ctx context.Context, bin string, args ...string) error
+
+// Layout hands a recipe what it needs to plan nodes: the cluster directory,
+// ports, binary lookup.
+type Layout struct {
+	Dir   string
+	ports map[string]int
+	held  []net.Listener
+	taken map[int]bool
+}
+
+// NodeDir is the directory of a node's data: Dir/name.
+func (l *Layout) NodeDir(node string) string { return filepath.Join(l.Dir, node) }
+
+// LogPath is the node's log, beside (not in) its data dir so it survives
+// the data's removal when the cluster directory is kept.
+func (l *Layout) LogPath(node string) string { return filepath.Join(l.Dir, node+".log") }
+
+// Port returns the port Options.Ports gives for "node.name" (e.g.
+// "etcd1.client"), or a free port on 127.0.0.1. A free port is found by
+// listening on 127.0.0.1:0; the listener is held until the layout is done so
+// that no two nodes get the same port, then closed before anything starts.
+func (l *Layout) Port(node, name string) (int, error) {
+	if p, ok := l.ports[node+"."+name]; ok {
+		l.taken[p] = true
+		return p, nil
+	}
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, fmt.Errorf("cluster: free port for %s.%s: %w", node, name, err)
+		}
+		l.held = append(l.held, ln)
+		p := ln.Addr().(*net.TCPAddr).Port
+		if !l.taken[p] {
+			l.taken[p] = true
+			return p, nil
+		}
+	}
+}
+
+func (l *Layout) release() {
+	for _, ln := range l.held {
+		ln.Close()
+	}
+	l.held = nil
+}
+
+// Binary returns the path of a server binary: override if set (it must
+// exist), else the first of names found on $PATH or as an absolute path.
+func (l *Layout) Binary(system, override, install string, names ...string) (string, error) {
+	if override != "" {
+		if err := executable(override); err != nil {
+			return "", &BinaryMissingError{System: system, Binary: override, Install: install, Err: err}
+		}
+		return override, nil
+	}
+	var err error
+	for _, n := range names {
+		var p string
+		if p, err = exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", &BinaryMissingError{System: system, Binary: strings.Join(names, " or "), Install: install, Err: err}
+}
+
+func executable(p string) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file", p)
+	}
+	return nil
+}
+
+// Version runs bin with args (e.g. --version) and returns its first line of
+// output, or "" when that fails (a version is a record, not a requirement).
+func (l *Layout) Version(bin string, args ...string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	if err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(first)
+}
+
+// loopback is the only address nodes listen on and are reached at.
+const loopback = "127.0.0.1"
+
+func hostPort(port int) string { return net.JoinHostPort(loopback, fmt.Sprint(port)) }

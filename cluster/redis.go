@@ -1,0 +1,180 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Redis is one primary ("redis-primary"), Replicas replicas
+// ("redis-replica1".."N") and Sentinels sentinels ("sentinel1".."N", 0 or
+// >= 3 to have a quorum) monitoring the primary as MasterName. No password,
+// no persistence unless Config says otherwise, as scripts/servers/redis.sh.
+type Redis struct {
+	Replicas   int
+	Sentinels  int
+	MasterName string // default "mymaster"
+	// Binary is redis-server's path (default on $PATH). Sentinels run
+	// redis-sentinel when found beside it, else redis-server --sentinel.
+	Binary string
+	Config []string // extra redis.conf lines for primary and replicas
+}
+
+func (Redis) System() string { return "redis" }
+
+func (r Redis) master() string {
+	if r.MasterName != "" {
+		return r.MasterName
+	}
+	return "mymaster"
+}
+
+func (r Redis) Layout(l *Layout) ([]Stage, error) {
+	bin, err := l.Binary("redis", r.Binary, "apt-get install redis-server", "redis-server")
+	if err != nil {
+		return nil, err
+	}
+	if r.Sentinels > 0 && r.Sentinels < 3 {
+		return nil, fmt.Errorf("cluster: redis: %d sentinels cannot agree on a failover; use 0 or at least 3", r.Sentinels)
+	}
+	version := l.Version(bin, "--version") // "Redis server v=7.0.15 sha=..."
+	if _, v, ok := strings.Cut(version, "v="); ok {
+		version, _, _ = strings.Cut(v, " ")
+	}
+	node := func(name, role string, extra ...string) (*NodeSpec, error) {
+		port, err := l.Port(name, "client")
+		if err != nil {
+			return nil, err
+		}
+		dir := l.NodeDir(name)
+		conf := filepath.Join(dir, "redis.conf")
+		lines := append([]string{
+			"bind " + loopback, "port " + strconv.Itoa(port), "protected-mode yes",
+			"daemonize no", "dir " + dir, `logfile ""`, `save ""`, "appendonly no",
+		}, extra...)
+		return &NodeSpec{
+			Name: name, Role: role, Binary: bin, Version: version,
+			Args: []string{conf}, DataDir: dir, Log: l.LogPath(name),
+			Ports: map[string]int{"client": port}, URL: "redis://" + hostPort(port),
+			Files: map[string]string{conf: strings.Join(lines, "\n") + "\n"},
+		}, nil
+	}
+	// A primary waits 5s (repl-diskless-sync-delay) for more replicas before
+	// a full sync; ours all start in one stage, so waiting only slows Up.
+	primary, err := node("redis-primary", "primary", append([]string{"repl-diskless-sync-delay 0"}, r.Config...)...)
+	if err != nil {
+		return nil, err
+	}
+	primary.Ready = func(ctx context.Context) error { return redisPing(ctx, primary.Ports["client"]) }
+	stages := []Stage{{Name: "primary", Nodes: []*NodeSpec{primary}}}
+	pport := primary.Ports["client"]
+	if r.Replicas > 0 {
+		st := Stage{Name: "replicas"}
+		for i := 1; i <= r.Replicas; i++ {
+			rep, err := node(fmt.Sprintf("redis-replica%d", i), "replica",
+				append([]string{fmt.Sprintf("replicaof %s %d", loopback, pport)}, r.Config...)...)
+			if err != nil {
+				return nil, err
+			}
+			rep.Ready = func(ctx context.Context) error { return redisReplicaUp(ctx, rep.Ports["client"]) }
+			st.Nodes = append(st.Nodes, rep)
+		}
+		stages = append(stages, st)
+	}
+	if r.Sentinels > 0 {
+		sbin, args := bin, []string{"--sentinel"}
+		if p := filepath.Join(filepath.Dir(bin), "redis-sentinel"); executable(p) == nil {
+			sbin, args = p, nil
+		} else if p, err := exec.LookPath("redis-sentinel"); err == nil && r.Binary == "" {
+			sbin, args = p, nil
+		}
+		quorum := r.Sentinels/2 + 1
+		st := Stage{Name: "sentinels"}
+		for i := 1; i <= r.Sentinels; i++ {
+			// Sentinel rewrites its config file: it must be its own, writable.
+			s, err := node(fmt.Sprintf("sentinel%d", i), "sentinel",
+				fmt.Sprintf("sentinel monitor %s %s %d %d", r.master(), loopback, pport, quorum),
+				fmt.Sprintf("sentinel down-after-milliseconds %s 5000", r.master()),
+				fmt.Sprintf("sentinel failover-timeout %s 60000", r.master()))
+			if err != nil {
+				return nil, err
+			}
+			s.Binary, s.Args = sbin, append(s.Args, args...)
+			s.URL = "redis-sentinel://" + hostPort(s.Ports["client"])
+			want := hostPort(pport)
+			s.Ready = func(ctx context.Context) error {
+				return sentinelReady(ctx, s.Ports["client"], r.master(), want, r.Sentinels-1, r.Replicas)
+			}
+			st.Nodes = append(st.Nodes, s)
+		}
+		stages = append(stages, st)
+	}
+	return stages, nil
+}
+
+func (r Redis) Props(nodes []Node) map[string]string {
+	for _, n := range nodes {
+		if n.Role == "primary" {
+			return map[string]string{"redis.addr": n.Addr}
+		}
+	}
+	return nil
+}
+
+func redisClient(port int) *redis.Client {
+	return redis.NewClient(&redis.Options{Addr: hostPort(port), MaxRetries: -1, PoolSize: 1})
+}
+
+func redisPing(ctx context.Context, port int) error {
+	c := redisClient(port)
+	defer c.Close()
+	return c.Ping(ctx).Err()
+}
+
+// redisReplicaUp: the replica's link to its primary is up, which means the
+// initial sync finished.
+func redisReplicaUp(ctx context.Context, port int) error {
+	c := redisClient(port)
+	defer c.Close()
+	info, err := c.Info(ctx, "replication").Result()
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(info, "master_link_status:up") {
+		return errors.New("master_link_status is not up")
+	}
+	return nil
+}
+
+// sentinelReady: the sentinel names the primary, and has found the other
+// sentinels and the replicas (what a failover needs).
+func sentinelReady(ctx context.Context, port int, master, want string, others, replicas int) error {
+	c := redis.NewSentinelClient(&redis.Options{Addr: hostPort(port), MaxRetries: -1, PoolSize: 1})
+	defer c.Close()
+	addr, err := c.GetMasterAddrByName(ctx, master).Result()
+	if err != nil {
+		return fmt.Errorf("get-master-addr-by-name: %w", err)
+	}
+	if len(addr) != 2 || hostPortS(addr[0], addr[1]) != want {
+		return fmt.Errorf("sentinel names primary %v, want %s", addr, want)
+	}
+	m, err := c.Master(ctx, master).Result()
+	if err != nil {
+		return fmt.Errorf("sentinel master: %w", err)
+	}
+	if n, _ := strconv.Atoi(m["num-other-sentinels"]); n < others {
+		return fmt.Errorf("sentinel knows %d other sentinels, want %d", n, others)
+	}
+	if n, _ := strconv.Atoi(m["num-slaves"]); n < replicas {
+		return fmt.Errorf("sentinel knows %d replicas, want %d", n, replicas)
+	}
+	return nil
+}
+
+func hostPortS(h, p string) string { return h + ":" + p }

@@ -1,0 +1,140 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/dbrig/dbrig/nodestat"
+)
+
+// State is what a later process needs to find a cluster: its nodes with
+// PIDs and start times, ports, dirs, and driver properties. It is stored as
+// JSON (WriteState, ReadState).
+type State struct {
+	System  string            `json:"system"`
+	Dir     string            `json:"dir"`
+	OwnDir  bool              `json:"own_dir"` // Dir was made for the cluster: Down removes it all
+	Keep    bool              `json:"keep"`
+	Created time.Time         `json:"created"`
+	Nodes   []Node            `json:"nodes"`
+	Props   map[string]string `json:"props"`
+}
+
+// State returns the cluster's state.
+func (c *Cluster) State() State {
+	return State{System: c.system, Dir: c.dir, OwnDir: c.ownDir, Keep: c.opts.Keep,
+		Created: time.Now().UTC(), Nodes: c.Nodes(), Props: c.Props()}
+}
+
+// WriteState writes s to path as JSON, atomically (a reader never sees half
+// a file).
+func WriteState(path string, s State) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("cluster: state: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("cluster: state: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("cluster: state: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("cluster: state: %w", err)
+	}
+	return nil
+}
+
+// ReadState reads a state file that WriteState wrote.
+func ReadState(path string) (State, error) {
+	var s State
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, fmt.Errorf("cluster: state: %w", err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("cluster: state %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Alive tells whether the node's process still runs: its PID exists, is not
+// a zombie, and started when recorded (so a reused PID is not taken for it).
+func (n Node) Alive() bool {
+	st, err := (nodestat.Proc{}).Stat(n.PID)
+	return err == nil && (n.Start == 0 || st.StartTime == n.Start)
+}
+
+// Down stops the nodes of a state file from any process: the recorded stop
+// signal to each live node (later nodes first), grace, then SIGKILL to its
+// process group, and verifies in /proc that every PID is gone. A PID whose
+// start time differs from the record belongs to another process now and is
+// never signalled. Then it removes data dirs unless Keep, and the file at
+// path (if path is not "").
+func (s State) Down(ctx context.Context, path string, grace time.Duration) error {
+	if grace <= 0 {
+		grace = 10 * time.Second
+	}
+	var errs []error
+	for i := len(s.Nodes) - 1; i >= 0; i-- {
+		n := s.Nodes[i]
+		if n.PID <= 0 || n.Start == 0 || !n.Alive() {
+			continue
+		}
+		sig := syscall.Signal(n.StopSignal)
+		if sig == 0 {
+			sig = syscall.SIGTERM
+		}
+		target := -n.PID
+		if n.StopLeaderOnly {
+			target = n.PID
+		}
+		syscall.Kill(target, sig)
+		if !waitGone(ctx, n, grace) && n.Alive() {
+			syscall.Kill(-n.PID, syscall.SIGKILL)
+			if !waitGone(context.Background(), n, 10*time.Second) {
+				errs = append(errs, fmt.Errorf("cluster: node %s (pid %d) still runs after SIGKILL", n.Name, n.PID))
+				continue
+			}
+		}
+		// No sweep of the group now that the leader is gone: its PGID could
+		// be a new process's, and a reused PID is never signalled. The
+		// servers' own children exit when their parent does.
+	}
+	if len(errs) == 0 && !s.Keep {
+		if s.OwnDir {
+			errs = append(errs, os.RemoveAll(s.Dir))
+		} else {
+			for _, n := range s.Nodes {
+				if n.DataDir != "" {
+					errs = append(errs, os.RemoveAll(n.DataDir))
+				}
+			}
+		}
+	}
+	if path != "" && errors.Join(errs...) == nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// waitGone polls until n is gone, d passes or ctx ends; it reports gone.
+func waitGone(ctx context.Context, n Node, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for n.Alive() {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
