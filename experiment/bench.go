@@ -110,14 +110,15 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 	if _, ok := o.Registry[e.System.Driver]; !ok {
 		return Options{}, e.Errorf("system.driver", "%v %q (expected one of: %s)", driver.ErrUnknownDriver, e.System.Driver, strings.Join(o.Registry.Names(), ", "))
 	}
-	if e.System.Cluster != nil {
-		return Options{}, e.Errorf("system.cluster", "local clusters are not wired into dbrig bench yet: run the system yourself and give its endpoints in system.props")
+	cp, err := clusterPlan(e)
+	if err != nil {
+		return Options{}, err
 	}
 	opts := Options{
 		Driver: e.System.Driver, PropFiles: e.Workload.Files,
 		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.Think,
 		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Seed,
-		SkipLoad: !e.Dataset.Load, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry,
+		SkipLoad: !e.Dataset.Load, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry, Cluster: cp,
 		Name:    strings.TrimSpace(name + " " + label),
 		Tags:    append([]string{"experiment:" + name}, e.Tags...),
 		Command: "dbrig bench " + e.File,

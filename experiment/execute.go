@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
@@ -36,6 +37,8 @@ type Hooks struct {
 	// Warn receives problems that do not stop the run (a server version that
 	// could not be read, a results write that failed).
 	Warn func(error)
+	// ClusterUp is called once a local cluster is ready, with its nodes.
+	ClusterUp func([]cluster.Node)
 }
 
 // Started describes a run that was just stored.
@@ -54,6 +57,9 @@ type Outcome struct {
 	PhaseStarts map[string]time.Time
 	// Origin is the driver's time origin when it has one (driver.TimeOrigin).
 	Origin time.Time
+	// Nodes are the local cluster's nodes (none for an embedded or external
+	// system).
+	Nodes []cluster.Node
 	// StoreErr is set when part of the run could not be written to the
 	// results store (a full disk, a lost connection): the run is then not
 	// completely stored, though what was written before stays readable.
@@ -72,6 +78,20 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	warn := h.Warn
 	if warn == nil {
 		warn = func(error) {}
+	}
+	var nodes []cluster.Node
+	if p.Cluster != nil {
+		c, err := p.up(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		// Torn down whatever happens, also after Ctrl-C (ctx is done then).
+		defer func() {
+			if err := c.Down(context.WithoutCancel(ctx)); err != nil {
+				warn(fmt.Errorf("tear down the %s cluster: %w", c.System(), err))
+			}
+		}()
+		nodes = c.Nodes()
 	}
 	scratch, err := makeScratch(p.Driver)
 	if err != nil {
@@ -108,7 +128,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	// From here on, whatever happens, what was measured is stored and the
 	// run gets a final status. Writes use a context that outlives Ctrl-C.
 	wctx := context.WithoutCancel(ctx)
-	out := &Outcome{RunID: runID, Status: StatusDone, PhaseStarts: map[string]time.Time{}}
+	out := &Outcome{RunID: runID, Status: StatusDone, PhaseStarts: map[string]time.Time{}, Nodes: nodes}
 	if o, ok := db.(driver.TimeOrigin); ok {
 		out.Origin = o.Origin()
 	}
@@ -121,7 +141,14 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if h.Observer != nil {
 		obs.then = h.Observer
 	}
+	if len(nodes) > 0 {
+		if err := store.AddNodes(wctx, runID, storedNodes(nodes)); err != nil {
+			obs.fail(err)
+		}
+	}
+	stopSampling := sampleNodes(wctx, store, runID, nodes, obs.fail)
 	sums, runErr := p.perform(ctx, db, obs)
+	stopSampling()
 	storeErr := obs.close()
 	for _, sum := range sums {
 		if err := store.AddPhase(wctx, runID, sum); err != nil {

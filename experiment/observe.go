@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/dbrig/dbrig/internal/outfile"
@@ -28,7 +29,8 @@ type observers struct {
 	hdr  *measure.LogWriter
 	hdrF *outfile.File
 
-	err    error // first failed write
+	mu     sync.Mutex // err and warned: the metrics sampler fails from its own goroutine
+	err    error      // first failed write
 	warned bool
 }
 
@@ -51,6 +53,8 @@ func (o *observers) openHDRLog(path string, base time.Time, comment string) erro
 }
 
 func (o *observers) fail(err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.err == nil {
 		o.err = err
 	}
@@ -92,7 +96,9 @@ func (o *observers) Event(ev run.Event) {
 // close puts the HDR log in place (whatever the run's outcome: what was
 // measured is kept) and returns the first failed write, if any.
 func (o *observers) close() error {
+	o.mu.Lock()
 	err := o.err
+	o.mu.Unlock()
 	if o.hdrF != nil {
 		err = errors.Join(err, o.hdrF.Commit())
 	}

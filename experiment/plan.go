@@ -56,6 +56,10 @@ type Options struct {
 	HDRLog  string   // also write an HdrHistogram interval log here
 
 	Registry driver.Registry // nil = every driver dbrig has
+
+	// Cluster, if set, is stood up before the driver opens, pointed at by
+	// the driver's properties, sampled while the run goes, torn down after.
+	Cluster *ClusterPlan
 }
 
 // Override is one property set by a dedicated flag or an experiment file.

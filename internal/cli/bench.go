@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
@@ -50,7 +51,14 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		table = e.stderr
 	}
 	var prog *progress
-	hooks := experiment.Hooks{Warn: func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) }}
+	hooks := experiment.Hooks{
+		Warn: func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) },
+		ClusterUp: func(nodes []cluster.Node) {
+			for _, n := range nodes {
+				fmt.Fprintf(e.stderr, "node %-10s %-8s pid %-7d %s  log %s\n", n.Name, n.Role, n.PID, n.Addr, n.Log)
+			}
+		},
+	}
 	outs, runErr := b.Execute(ctx, hooks, func(i int, r experiment.BenchRun) {
 		fmt.Fprintf(e.stderr, "\n== %s: run %d of %d %s\n", b.Name, i+1, len(b.Runs), r.Label())
 		if *quiet {
@@ -108,7 +116,12 @@ func printPlan(w io.Writer, b *experiment.Bench) {
 			bound = append(bound, p.Config.Duration.String())
 		}
 		fmt.Fprintf(w, "\nrun %d: %s\n", i+1, p.Name)
-		fmt.Fprintf(w, "  system     %s (no local cluster)\n", p.Driver)
+		if p.Cluster == nil {
+			fmt.Fprintf(w, "  system     %s (embedded, or endpoints given in system.props)\n", p.Driver)
+		} else {
+			fmt.Fprintf(w, "  system     %s on a local cluster: %s\n", p.Driver, describeRecipe(p.Cluster.Recipe))
+			fmt.Fprintf(w, "  nodes      on 127.0.0.1, free ports chosen when they start; torn down after the run%s\n", map[bool]string{true: " (data kept)"}[p.Cluster.Keep])
+		}
 		fmt.Fprintf(w, "  workload   %s, %d records, load: %v\n", p.WorkloadName(), p.Workload.LoadCount(), !p.SkipLoad)
 		model := fmt.Sprintf("%s, %d clients", s.Model, p.Config.Clients)
 		if s.Rate > 0 {
@@ -183,4 +196,21 @@ func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOut
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// describeRecipe says what a local cluster will be.
+func describeRecipe(r cluster.Recipe) string {
+	switch r := r.(type) {
+	case cluster.Etcd:
+		n := r.Members
+		if n == 0 {
+			n = 3 // the recipe's default
+		}
+		return fmt.Sprintf("etcd × %d", n)
+	case cluster.Redis:
+		return fmt.Sprintf("redis primary + %d replicas + %d sentinels", r.Replicas, r.Sentinels)
+	case cluster.Postgres:
+		return fmt.Sprintf("postgres primary + %d streaming replicas", r.Replicas)
+	}
+	return r.System()
 }

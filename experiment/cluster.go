@@ -1,0 +1,144 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/nodestat"
+	"github.com/dbrig/dbrig/results"
+	"github.com/dbrig/dbrig/spec"
+)
+
+// ClusterPlan is a local cluster a run stands up before it opens the
+// driver, and tears down after it, whatever happens.
+type ClusterPlan struct {
+	Recipe cluster.Recipe
+	Keep   bool // keep the data directories
+}
+
+// recipes are the local clusters dbrig can start, by the name an experiment
+// file gives (system.cluster.recipe); each names the driver that speaks to it.
+var recipeDrivers = map[string]string{"etcd": "etcd", "redis": "redis", "postgres": "postgres"}
+
+// clusterPlan turns an experiment file's system.cluster into a recipe,
+// refusing options the system does not have, with the file's positions.
+func clusterPlan(e spec.Experiment) (*ClusterPlan, error) {
+	c := e.System.Cluster
+	if c == nil {
+		return nil, nil
+	}
+	name := c.Recipe
+	if name == "" {
+		name = e.System.Driver
+	}
+	drv, ok := recipeDrivers[name]
+	if !ok {
+		known := make([]string, 0, len(recipeDrivers))
+		for k := range recipeDrivers {
+			known = append(known, k)
+		}
+		sort.Strings(known)
+		return nil, e.Errorf("system.cluster.recipe", "no local cluster recipe %q (expected one of %v; mariadb and hazelcast are next)", name, known)
+	}
+	if drv != e.System.Driver {
+		return nil, e.Errorf("system.driver", "%q cannot drive a %s cluster (expected driver %s)", e.System.Driver, name, drv)
+	}
+	refuse := func(key, why string) error { return e.Errorf("system.cluster."+key, "%s", why) }
+	_, hasNodes := e.Position("system.cluster.nodes")
+	p := &ClusterPlan{Keep: c.Keep}
+	switch name {
+	case "etcd":
+		if c.Replicas > 0 || c.Sentinels > 0 {
+			return nil, refuse("replicas", "etcd has members, not replicas or sentinels: give nodes")
+		}
+		r := cluster.Etcd{Members: c.Nodes, Binary: c.Binary}
+		for _, k := range sortedKeys(c.Config) {
+			r.Args = append(r.Args, fmt.Sprintf("--%s=%s", k, c.Config[k]))
+		}
+		p.Recipe = r
+	case "redis":
+		if hasNodes {
+			return nil, refuse("nodes", "redis has a primary and replicas: give replicas (and sentinels), not nodes")
+		}
+		if c.Sentinels > 0 && c.Sentinels < 3 {
+			return nil, refuse("sentinels", fmt.Sprintf("%d sentinels cannot agree on a failover: use 0 or at least 3", c.Sentinels))
+		}
+		r := cluster.Redis{Replicas: c.Replicas, Sentinels: c.Sentinels, Binary: c.Binary}
+		for _, k := range sortedKeys(c.Config) {
+			r.Config = append(r.Config, k+" "+c.Config[k])
+		}
+		p.Recipe = r
+	case "postgres":
+		if hasNodes || c.Sentinels > 0 {
+			return nil, refuse("nodes", "postgres has a primary and streaming replicas: give replicas")
+		}
+		r := cluster.Postgres{Replicas: c.Replicas, Settings: c.Config}
+		if c.Binary != "" {
+			// A binary path names its directory: initdb, postgres and
+			// pg_basebackup of one version live together.
+			r.BinDir = c.Binary
+			if st, err := os.Stat(c.Binary); err == nil && !st.IsDir() {
+				r.BinDir = filepath.Dir(c.Binary)
+			}
+		}
+		p.Recipe = r
+	}
+	return p, nil
+}
+
+// up stands the cluster up and points the plan's driver at it.
+func (p *Plan) up(ctx context.Context, h Hooks) (*cluster.Cluster, error) {
+	c, err := cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep})
+	if err != nil {
+		return nil, fmt.Errorf("local %s cluster: %w", p.Cluster.Recipe.System(), err)
+	}
+	for k, v := range c.Props() {
+		p.Props.Set(k, v, spec.Source{Flag: "cluster"})
+	}
+	p.SpecText = p.Props.Text()
+	if h.ClusterUp != nil {
+		h.ClusterUp(c.Nodes())
+	}
+	return c, nil
+}
+
+// storedNodes is the cluster's nodes as the results store keeps them.
+func storedNodes(nodes []cluster.Node) []results.Node {
+	out := make([]results.Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = results.Node{Name: n.Name, Role: n.Role, System: n.System, PID: n.PID, Ports: n.Ports,
+			Addr: n.Addr, DataDir: n.DataDir, Log: n.Log, Binary: n.Binary, Version: n.Version}
+	}
+	return out
+}
+
+// sampleNodes samples every node's process tree and dbrig itself once a
+// second into the store's metrics table until the returned stop is called.
+// A failed write is reported through fail (once) and the run goes on.
+func sampleNodes(ctx context.Context, store *results.Store, runID int64, nodes []cluster.Node, fail func(error)) (stop func()) {
+	targets := []nodestat.Target{nodestat.Self()}
+	for _, n := range nodes {
+		targets = append(targets, nodestat.Target{Name: n.Name, PID: n.PID, Tree: true})
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		nodestat.Run(sctx, time.Second, targets, func(s nodestat.Sample) {
+			m := results.Metric{Node: s.Node, Time: s.Time, CPUUser: s.UserPct, CPUSys: s.SystemPct, RSS: s.RSS,
+				ReadBytes: s.Delta.ReadBytes, WriteBytes: s.Delta.WriteBytes,
+				CtxSwitches: s.Delta.VoluntaryCtxt + s.Delta.InvoluntaryCtxt, FDs: s.FDs, Gone: s.Gone}
+			if err := store.AddMetrics(context.WithoutCancel(ctx), runID, []results.Metric{m}); err != nil {
+				fail(fmt.Errorf("store metrics: %w", err))
+			}
+		})
+	}()
+	return func() { cancel(); wg.Wait() }
+}

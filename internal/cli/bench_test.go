@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/internal/testenv"
+	"github.com/dbrig/dbrig/results"
+)
+
+// Every example resolves: its whole plan is valid before anything starts.
+func TestExamplesResolve(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "examples", "*.yaml"))
+	if len(files) < 4 {
+		t.Fatalf("%d examples", len(files))
+	}
+	for _, f := range files {
+		code, out, errOut := dbrig(t, context.Background(), "bench", f, "--dry-run")
+		if code != 0 || !strings.Contains(out, "run 1:") {
+			t.Errorf("%s --dry-run: exit %d\n%s%s", filepath.Base(f), code, out, errOut)
+		}
+	}
+}
+
+// The cluster examples run end to end, shortened: dbrig stands the nodes up,
+// waits until ready, runs, stores the run with its nodes and per-node
+// metrics, and tears everything down (no node process is left).
+func TestClusterExamplesRun(t *testing.T) {
+	for _, tc := range []struct {
+		file, binary string
+		nodes        int
+	}{
+		{"etcd-cluster.yaml", "etcd", 3},
+		{"redis-sentinel.yaml", "redis-server", 5},
+		{"postgres-replica.yaml", "postgres", 2},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			needBinary(t, tc.binary)
+			store := filepath.Join(t.TempDir(), "r.db")
+			code, out, errOut := dbrig(t, context.Background(), "bench", filepath.Join("..", "..", "examples", tc.file),
+				"--store", store, "--quiet", "--set", "duration=2s", "--set", "warmup=0s", "--set", "records=1000")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out, errOut)
+			}
+			s := openStore(t, store)
+			runs, err := s.ListRuns(context.Background(), results.Filter{})
+			if err != nil || len(runs) != 1 || runs[0].Status != "done" || runs[0].Count == 0 {
+				t.Fatalf("runs %+v, %v", runs, err)
+			}
+			nodes, err := s.Nodes(context.Background(), runs[0].ID)
+			if err != nil || len(nodes) != tc.nodes {
+				t.Fatalf("%d nodes stored (%v), want %d", len(nodes), err, tc.nodes)
+			}
+			metrics, err := s.Metrics(context.Background(), runs[0].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			busy := map[string]float64{}
+			for _, m := range metrics {
+				busy[m.Node] += m.CPUUser + m.CPUSys
+			}
+			for _, n := range nodes {
+				if _, ok := busy[n.Name]; !ok {
+					t.Errorf("no metrics for node %s", n.Name)
+				}
+				if alive(n.PID) {
+					t.Errorf("node %s (pid %d) still runs after the bench", n.Name, n.PID)
+				}
+			}
+			if busy["dbrig"] == 0 || busy[nodes[0].Name] == 0 && busy[nodes[len(nodes)-1].Name] == 0 {
+				t.Errorf("CPU of a busy server and of dbrig should be > 0: %v", busy)
+			}
+		})
+	}
+}
+
+// needBinary skips when a server binary is missing, unless the test script
+// (which installs them) runs the test.
+func needBinary(t *testing.T, name string) {
+	t.Helper()
+	for _, dir := range append(filepath.SplitList(os.Getenv("PATH")), globDirs("/usr/lib/postgresql/*/bin")...) {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && !st.IsDir() {
+			return
+		}
+	}
+	testenv.Need(t, "DBRIG_NO_SUCH_"+strings.ToUpper(strings.ReplaceAll(name, "-", "_")))
+}
+
+func globDirs(p string) []string { m, _ := filepath.Glob(p); return m }
+
+// alive tells whether pid runs (and is no zombie).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(b), ") Z ")
+}
+
+// Ctrl-C in the middle of a run: what was measured is stored, the run is
+// interrupted, and the cluster is torn down all the same. A node that
+// cannot start fails the bench with its name and its log, and nothing is
+// left running.
+func TestClusterTeardownOnInterruptAndFailure(t *testing.T) {
+	needBinary(t, "etcd")
+	example := filepath.Join("..", "..", "examples", "etcd-cluster.yaml")
+	store := filepath.Join(t.TempDir(), "r.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(4*time.Second, cancel)
+	code, _, errOut := dbrig(t, ctx, "bench", example, "--store", store, "--quiet", "--set", "duration=60s", "--set", "warmup=0s", "--set", "records=500")
+	if code != 130 {
+		t.Fatalf("exit %d, want 130 (interrupted)\n%s", code, errOut)
+	}
+	s := openStore(t, store)
+	runs, _ := s.ListRuns(context.Background(), results.Filter{})
+	if len(runs) != 1 || runs[0].Status != "interrupted" {
+		t.Fatalf("runs %+v", runs)
+	}
+	nodes, _ := s.Nodes(context.Background(), runs[0].ID)
+	for _, n := range nodes {
+		if alive(n.PID) {
+			t.Errorf("node %s (pid %d) survived Ctrl-C", n.Name, n.PID)
+		}
+	}
+	if len(nodes) != 3 {
+		t.Errorf("%d nodes stored", len(nodes))
+	}
+
+	before := etcdPIDs()
+	code, _, errOut = dbrig(t, context.Background(), "bench", example, "--store", store, "--quiet", "--set", "system.cluster.config.no-such-flag=1")
+	if code == 0 || code == 2 || !strings.Contains(errOut, "etcd1") || !strings.Contains(errOut, "no-such-flag") {
+		t.Errorf("a node that cannot start: exit %d, stderr:\n%s\nwant a failure naming the node and showing its log", code, errOut)
+	}
+	if after := etcdPIDs(); len(after) > len(before) {
+		t.Errorf("etcd processes left after a failed start: %v (before: %v)", after, before)
+	}
+}
+
+// etcdPIDs lists running etcd processes (the shared test servers included).
+func etcdPIDs() []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if comm, _ := os.ReadFile("/proc/" + e.Name() + "/comm"); strings.TrimSpace(string(comm)) == "etcd" && alive(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}

@@ -1,0 +1,50 @@
+package results
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestNodesAndMetricsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now().Truncate(time.Millisecond)
+	id, err := s.CreateRun(ctx, RunInfo{System: "etcd", Driver: "etcd", Start: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := []Node{
+		{Name: "etcd1", Role: "member", System: "etcd", PID: 11, Ports: map[string]int{"client": 2379, "peer": 2380}, Addr: "127.0.0.1:2379", DataDir: "/d/1", Log: "/d/1.log", Binary: "/usr/bin/etcd", Version: "3.4.23"},
+		{Name: "etcd2", Role: "member", System: "etcd", PID: 12, Ports: map[string]int{"client": 3379}, Addr: "127.0.0.1:3379", DataDir: "/d/2", Log: "/d/2.log", Binary: "/usr/bin/etcd"},
+	}
+	if err := s.AddNodes(ctx, id, nodes); err != nil {
+		t.Fatal(err)
+	}
+	ms := []Metric{
+		{Node: "etcd1", Time: start.Add(time.Second), CPUUser: 12.5, CPUSys: 3, RSS: 1 << 20, ReadBytes: 7, WriteBytes: 4096, CtxSwitches: 99, FDs: 20},
+		{Node: "dbrig", Time: start.Add(1500 * time.Millisecond), CPUUser: 50, RSS: 2 << 20, FDs: 9},
+		{Node: "etcd1", Time: start.Add(2 * time.Second), Gone: true},
+	}
+	if err := s.AddMetrics(ctx, id, ms); err != nil {
+		t.Fatal(err)
+	}
+	gotNodes, err := s.Nodes(ctx, id)
+	if err != nil || !reflect.DeepEqual(gotNodes, nodes) {
+		t.Errorf("nodes = %+v, %v; want %+v", gotNodes, err, nodes)
+	}
+	got, err := s.Metrics(ctx, id)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("metrics = %+v, %v", got, err)
+	}
+	if got[0].Node != "etcd1" || got[0].T != time.Second || got[0].CPUUser != 12.5 || got[0].WriteBytes != 4096 || got[0].CtxSwitches != 99 ||
+		got[1].Node != "dbrig" || got[1].T != 1500*time.Millisecond || !got[2].Gone {
+		t.Errorf("metrics read back: %+v", got)
+	}
+}
