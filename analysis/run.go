@@ -20,6 +20,8 @@ import (
 type Run struct {
 	Detail    *results.RunDetail
 	Intervals []results.IntervalRow
+	Nodes     []results.Node   // the local cluster's nodes, if dbrig started one
+	Metrics   []results.Metric // per-second samples of the nodes and dbrig
 	// Summary is the phase the tables show (see ShownPhase); nil without
 	// phases. SummaryNote says why it is not a measure phase, if it is not.
 	Summary     *measure.Summary
@@ -85,7 +87,14 @@ func ReadRuns(ctx context.Context, store *results.Store, ids []int64) ([]Run, er
 		if err != nil {
 			return nil, err
 		}
-		runs = append(runs, NewRun(d, ivs))
+		r := NewRun(d, ivs)
+		if r.Nodes, err = store.Nodes(ctx, id); err != nil {
+			return nil, err
+		}
+		if r.Metrics, err = store.Metrics(ctx, id); err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
 	}
 	return runs, nil
 }

@@ -53,7 +53,8 @@ func charts(runs []Run, ops []string) []Chart {
 		}
 		out = append(out, tp, lat, distribution(runs, op, multi))
 	}
-	return append(out, errorChart(runs, x, bands, marks, xmax, multi))
+	out = append(out, errorChart(runs, x, bands, marks, xmax, multi))
+	return append(out, nodeCharts(runs, bands, marks, xmax)...)
 }
 
 // perSecond is n over the length of the interval; a gap if it has none.

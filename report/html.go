@@ -102,6 +102,7 @@ type view struct {
 	Delta   *deltaView
 	Ops     []opCharts
 	Errors  chartRef
+	Nodes   []chartRef       // what the processes did (CPU, memory, I/O per node)
 	Charts  []analysis.Chart // the JSON block read by report.js
 	Made    string
 }
@@ -124,6 +125,7 @@ type runView struct {
 	Intervals    int // seconds with data
 	Spec         string
 	Command      string
+	Nodes        []results.Node
 }
 
 type sumRow struct {
@@ -201,13 +203,18 @@ func newView(rep *analysis.Set) *view {
 	if i, ok := index[analysis.ErrorsChartID]; ok {
 		v.Errors = chartRef{i, rep.Charts[i]}
 	}
+	for _, id := range analysis.NodeChartIDs() {
+		if i, ok := index[id]; ok {
+			v.Nodes = append(v.Nodes, chartRef{i, rep.Charts[i]})
+		}
+	}
 	return v
 }
 
 func runViewOf(rd analysis.Run) runView {
 	d := rd.Detail
 	rv := runView{ID: d.ID, Status: d.DisplayStatus(), Message: d.Message, SummaryNote: rd.SummaryNote,
-		Spec: d.Info.Spec, Command: d.Info.Command}
+		Spec: d.Info.Spec, Command: d.Info.Command, Nodes: rd.Nodes}
 	rv.Label = fmt.Sprintf("#%d %s", d.ID, d.System)
 	if d.Name != "" {
 		rv.Label = fmt.Sprintf("#%d %s", d.ID, d.Name)

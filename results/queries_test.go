@@ -117,6 +117,13 @@ func testDocumentedQueries(t *testing.T, s *Store) {
 					t.Fatal(err)
 				}
 			}
+			if err := s.AddMetrics(ctx, id, []Metric{
+				{Node: "node1", Time: day(1).Add(1100 * time.Millisecond), CPUUser: 30, CPUSys: 10},
+				{Node: "dbrig", Time: day(1).Add(1200 * time.Millisecond), CPUUser: 20},
+				{Node: "node1", Time: day(1).Add(2100 * time.Millisecond), Gone: true},
+			}); err != nil {
+				t.Fatal(err)
+			}
 			for _, e := range []Event{
 				{Time: day(1).Add(1500 * time.Millisecond), Kind: "fault", Name: "kill node2", Outcome: "ok"},
 				{Time: day(1).Add(1600 * time.Millisecond), Kind: "note", Name: "not a fault"},
@@ -174,6 +181,10 @@ func testDocumentedQueries(t *testing.T, s *Store) {
 			strs(2, "redis", "READ", "timeout", 2),
 			strs(3, "postgres", "READ", "timeout", 2),
 			strs(4, "redis", "READ", "timeout", 2),
+		},
+		"CPU of every node beside the throughput": {
+			strs(1, "dbrig", 20, 100),
+			strs(1, "node1", 40, 100),
 		},
 		"Faults and what happened": {
 			strs(1, 1500, "fault", "kill node2", "ok"),
