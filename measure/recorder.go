@@ -28,6 +28,7 @@ type Recorder struct {
 	start   time.Time  // start of the interval being recorded
 	errs    *errorSet  // distinct error messages since the last TakeErrors
 	dropped atomic.Int64
+	late    atomic.Int64
 }
 
 // NewRecorder returns a Recorder for the given operation names (the
@@ -63,6 +64,13 @@ func (r *Recorder) Shard() *Shard {
 
 // AddDropped counts operations the open model dropped at the backlog limit.
 func (r *Recorder) AddDropped(n int64) { r.dropped.Add(n) }
+
+// AddLate counts operations the open model dropped because the phase ended
+// before a client was free for them (they count in Dropped too).
+func (r *Recorder) AddLate(n int64) {
+	r.dropped.Add(n)
+	r.late.Add(n)
+}
 
 // Cut ends the current interval at end: it swaps every Shard's active
 // buffer with its spare one, merges what was recorded into a new Interval
@@ -111,7 +119,7 @@ func (r *Recorder) Cut(phase string, end time.Time) Interval {
 			b.reset()
 		}
 	}
-	iv := Interval{Phase: phase, Start: r.start, End: end, Dropped: r.dropped.Swap(0)}
+	iv := Interval{Phase: phase, Start: r.start, End: end, Dropped: r.dropped.Swap(0), Late: r.late.Swap(0)}
 	for _, o := range ops {
 		if o.Count > 0 {
 			iv.Ops = append(iv.Ops, o)

@@ -53,6 +53,7 @@ func (a *Accumulator) Add(iv Interval) {
 	}
 	a.started = true
 	a.sum.Dropped += iv.Dropped
+	a.sum.Late += iv.Late
 	for _, o := range iv.Ops {
 		s := a.op(o.Op)
 		s.Count += o.Count

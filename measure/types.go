@@ -37,6 +37,7 @@ type Interval struct {
 	End     time.Time
 	Ops     []OpInterval // one entry per op type that completed operations
 	Dropped int64        // open model: operations dropped at the backlog limit or not started by the phase's end
+	Late    int64        // of Dropped, those still waiting for a client when the phase ended
 	Backlog int64        // open model: operations waiting for a client at End
 }
 
@@ -89,5 +90,6 @@ type Summary struct {
 	Overall OpSummary   // all operation types merged, Op "OVERALL"
 	Records int64       // load phase: records inserted (its operations are batches)
 	Dropped int64
+	Late    int64 // of Dropped, those still waiting for a client when the phase ended (the rest met a full backlog)
 	Errors  []ErrorSample
 }

@@ -93,8 +93,11 @@ func writePhase(ew *errWriter, s measure.Summary) {
 		svc = append(svc, o.Op+" "+format.MicrosInt(o.Service.P99))
 	}
 	ew.printf("service time p99: %s\n", strings.Join(svc, ", "))
-	if s.Dropped > 0 {
-		ew.printf("dropped: %s operations were not started: the backlog limit was hit (the target rate was not sustained)\n", format.Int(s.Dropped))
+	if full := s.Dropped - s.Late; full > 0 {
+		ew.printf("dropped: %s operations were not started: the backlog limit was hit (the target rate was not sustained)\n", format.Int(full))
+	}
+	if s.Late > 0 {
+		ew.printf("dropped: %s operations were still waiting for a client when the phase ended (the system fell behind the target rate)\n", format.Int(s.Late))
 	}
 	writeErrors(ew, s.Errors)
 }

@@ -199,6 +199,18 @@ func TestSummaryTable(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
+	// Two causes, told apart: a full backlog, and the phase ending first.
+	buf.Reset()
+	mixed := fixedSummary(42)
+	mixed.Late = 40
+	if err := Summary(&buf, Header{}, []measure.Summary{mixed}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"dropped: 2 operations were not started: the backlog limit was hit", "dropped: 40 operations were still waiting for a client when the phase ended"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, buf.String())
+		}
+	}
 	buf.Reset()
 	if err := Summary(&buf, Header{}, []measure.Summary{fixedSummary(0)}); err != nil {
 		t.Fatal(err)

@@ -266,7 +266,7 @@ func (s *Store) runProps(ctx context.Context, id int64) (map[string]string, erro
 }
 
 func (s *Store) runPhases(ctx context.Context, id int64) ([]measure.Summary, error) {
-	rows, err := s.query(ctx, `SELECT id, phase, started_at, ended_at, dropped FROM phases WHERE run_id = ? ORDER BY seq`, id)
+	rows, err := s.query(ctx, `SELECT id, phase, started_at, ended_at, dropped, dropped_late FROM phases WHERE run_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, fmt.Errorf("phases: %w", err)
 	}
@@ -276,7 +276,7 @@ func (s *Store) runPhases(ctx context.Context, id int64) ([]measure.Summary, err
 		var pid int64
 		var sum measure.Summary
 		var start, end string
-		if err := rows.Scan(&pid, &sum.Phase, &start, &end, &sum.Dropped); err != nil {
+		if err := rows.Scan(&pid, &sum.Phase, &start, &end, &sum.Dropped, &sum.Late); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("phases: %w", err)
 		}

@@ -312,11 +312,11 @@ func (s *Store) AddPhase(ctx context.Context, runID int64, sum measure.Summary) 
 	dur := sum.End.Sub(sum.Start).Seconds()
 	err := s.tx(ctx, func(t *txn) error {
 		var phaseID int64
-		err := t.queryRow(ctx, `INSERT INTO phases (run_id, seq, phase, started_at, ended_at, duration_s, count, errors, throughput, dropped)
-			VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM phases WHERE run_id = ?), ?, ?, ?, ?, ?, ?, ?, ?)
+		err := t.queryRow(ctx, `INSERT INTO phases (run_id, seq, phase, started_at, ended_at, duration_s, count, errors, throughput, dropped, dropped_late)
+			VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM phases WHERE run_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			RETURNING id`,
 			runID, runID, sum.Phase, fmtTime(sum.Start), fmtTime(sum.End), dur,
-			overall.Count, overall.Errors, overall.Throughput, sum.Dropped).Scan(&phaseID)
+			overall.Count, overall.Errors, overall.Throughput, sum.Dropped, sum.Late).Scan(&phaseID)
 		if err != nil {
 			return err
 		}

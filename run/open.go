@@ -166,5 +166,5 @@ func (o *openPhase) worker(wc workload.Client, mc *measure.Shard) {
 
 func (o *openPhase) dropNotStarted() {
 	o.notStarted.Add(1)
-	o.ph.rec.AddDropped(1)
+	o.ph.rec.AddLate(1)
 }

@@ -246,8 +246,8 @@ func TestOpenDropsWhenBacklogFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := measureSummary(t, sums)
-	if sum.Overall.Count != 6 || sum.Dropped != 94 {
-		t.Errorf("performed %d, dropped %d; want 6 (1 in flight + backlog of 5) and 94", sum.Overall.Count, sum.Dropped)
+	if sum.Overall.Count != 6 || sum.Dropped != 94 || sum.Late != 0 {
+		t.Errorf("performed %d, dropped %d (%d late); want 6 (1 in flight + backlog of 5) and 94, none late", sum.Overall.Count, sum.Dropped, sum.Late)
 	}
 	maxBacklog := int64(0)
 	for _, iv := range obs.ivs {
@@ -537,5 +537,20 @@ func TestTimeBoundPhaseLastsItsDuration(t *testing.T) {
 				t.Errorf("throughput %.3f ops/s, want %d ops over the phase's %v = %.3f", got, tc.count, length, want)
 			}
 		})
+	}
+}
+
+// Operations still queued when a time-bounded phase ends are dropped as
+// late, not as backlog-full: the summary tells the two causes apart.
+func TestLateDropsAreTheirOwnCause(t *testing.T) {
+	db := &fakeDB{service: 50 * time.Millisecond}
+	sums, err := Run(context.Background(), db, &fakeWorkload{}, fast(Config{Clients: 1, Model: Open{Rate: 200}, Duration: 300 * time.Millisecond}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := measureSummary(t, sums)
+	// 60 arrivals, one client serving 20/s: about 6 served, the rest late.
+	if sum.Late == 0 || sum.Late != sum.Dropped || sum.Overall.Count+sum.Dropped != 60 {
+		t.Errorf("performed %d, dropped %d of which %d late; want all drops late and 60 in all", sum.Overall.Count, sum.Dropped, sum.Late)
 	}
 }

@@ -35,3 +35,4 @@ CREATE TABLE metrics (
     gone        BIGINT NOT NULL  -- 1: the process had exited (its last row)
 );
 CREATE INDEX metrics_run ON metrics (run_id, t_ms);
+
