@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -32,6 +33,11 @@ func charts(runs []Run, ops []string) []Chart {
 			name := runLabel(r, multi)
 			tp.Lines = append(tp.Lines, Line{Label: name + "ops/s", Color: lineColor(i),
 				Y: Align(x, rows, func(iv results.IntervalRow) Num { return perSecond(iv.Count, iv) }, xs)})
+			if op == measure.OverallOp && hasTarget(rows) {
+				// What the load model asked for, beside what the system did.
+				tp.Lines = append(tp.Lines, Line{Label: name + "target", Color: lineColor(i), Dash: true,
+					Y: Align(x, rows, func(iv results.IntervalRow) Num { return Num(iv.TargetRate) }, xs)})
+			}
 			p50 := msOf(func(iv results.IntervalRow) int64 { return iv.P50US })
 			p95 := msOf(func(iv results.IntervalRow) int64 { return iv.P95US })
 			p99 := msOf(func(iv results.IntervalRow) int64 { return iv.P99US })
@@ -55,6 +61,16 @@ func charts(runs []Run, ops []string) []Chart {
 	}
 	out = append(out, errorChart(runs, x, bands, marks, xmax, multi))
 	return append(out, nodeCharts(runs, bands, marks, xmax)...)
+}
+
+// hasTarget tells whether the load model asked for a rate in any interval.
+func hasTarget(rows map[float64]results.IntervalRow) bool {
+	for _, r := range rows {
+		if r.TargetRate > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // perSecond is n over the length of the interval; a gap if it has none.

@@ -39,6 +39,10 @@ type Interval struct {
 	Dropped int64        // open model: operations dropped at the backlog limit or not started by the phase's end
 	Late    int64        // of Dropped, those still waiting for a client when the phase ended
 	Backlog int64        // open model: operations waiting for a client at End
+	// TargetRate is the rate (ops/s) the load model asked for over the
+	// interval: the schedule's, so achieved and asked can be compared; 0 when
+	// the model runs as fast as it can.
+	TargetRate float64
 }
 
 // OpInterval is one operation type within an Interval.

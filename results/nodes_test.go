@@ -48,3 +48,30 @@ func TestNodesAndMetricsRoundTrip(t *testing.T) {
 		t.Errorf("metrics read back: %+v", got)
 	}
 }
+
+func TestTargetRateRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	id, err := s.CreateRun(ctx, RunInfo{System: "null", Start: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv := interval(t, "measure", start, 10, 0, 0)
+	iv.TargetRate = 1234.5
+	if err := s.AddInterval(ctx, id, iv); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Intervals(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := rows[len(rows)-1]
+	if last.Op != "OVERALL" || last.TargetRate != 1234.5 {
+		t.Errorf("OVERALL row %s target %v, want 1234.5", last.Op, last.TargetRate)
+	}
+}

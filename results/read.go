@@ -90,7 +90,8 @@ type IntervalRow struct {
 	P50US, P95US     int64
 	P99US, MaxUS     int64
 	SvcP99US         int64
-	Dropped, Backlog int64 // OVERALL rows only
+	Dropped, Backlog int64   // OVERALL rows only
+	TargetRate       float64 // OVERALL rows only: the rate the load model asked for (0: none)
 	Hist             []byte
 }
 
@@ -404,7 +405,7 @@ func (s *Store) Intervals(ctx context.Context, id int64) ([]IntervalRow, error) 
 		return nil, fmt.Errorf("intervals: %w", err)
 	}
 	rows, err := s.query(ctx, `SELECT phase, t_ms, started_at, length_ms, op, count, errors, classes,
-		mean_us, p50_us, p95_us, p99_us, max_us, svc_p99_us, dropped, backlog, hist
+		mean_us, p50_us, p95_us, p99_us, max_us, svc_p99_us, dropped, backlog, target_rate, hist
 		FROM intervals WHERE run_id = ?
 		ORDER BY t_ms, CASE WHEN op = '`+measure.OverallOp+`' THEN 1 ELSE 0 END, op`, id)
 	if err != nil {
@@ -417,7 +418,7 @@ func (s *Store) Intervals(ctx context.Context, id int64) ([]IntervalRow, error) 
 		var tMS, lengthMS int64
 		var start, classes string
 		if err := rows.Scan(&r.Phase, &tMS, &start, &lengthMS, &r.Op, &r.Count, &r.Errors, &classes,
-			&r.MeanUS, &r.P50US, &r.P95US, &r.P99US, &r.MaxUS, &r.SvcP99US, &r.Dropped, &r.Backlog, &r.Hist); err != nil {
+			&r.MeanUS, &r.P50US, &r.P95US, &r.P99US, &r.MaxUS, &r.SvcP99US, &r.Dropped, &r.Backlog, &r.TargetRate, &r.Hist); err != nil {
 			return nil, fmt.Errorf("intervals of run %d: %w", id, err)
 		}
 		r.T, r.Length = time.Duration(tMS)*time.Millisecond, time.Duration(lengthMS)*time.Millisecond

@@ -185,6 +185,7 @@ func (s *Store) AddInterval(ctx context.Context, runID int64, iv measure.Interva
 		svcP99           int64
 		hist             []byte
 		dropped, backlog int64
+		target           float64
 	}
 	rows := make([]row, 0, len(iv.Ops)+1)
 	allResp, allSvc := measure.NewHistogram(), measure.NewHistogram()
@@ -206,21 +207,21 @@ func (s *Store) AddInterval(ctx context.Context, runID int64, iv measure.Interva
 		allErrors += o.Errors
 	}
 	rows = append(rows, row{op: measure.OverallOp, count: allCount, errors: allErrors, classes: encodeClasses(allClasses),
-		resp: histStats(allResp), svcP99: percentile(allSvc, 99), dropped: iv.Dropped, backlog: iv.Backlog})
+		resp: histStats(allResp), svcP99: percentile(allSvc, 99), dropped: iv.Dropped, backlog: iv.Backlog, target: iv.TargetRate})
 
 	tMS := iv.End.Sub(start).Milliseconds()
 	ivStart, length := fmtTime(iv.Start), iv.End.Sub(iv.Start).Milliseconds()
 	err = s.tx(ctx, func(t *txn) error {
 		stmt, err := t.prepare(ctx, `INSERT INTO intervals (run_id, phase, t_ms, started_at, length_ms, op, count, errors, classes,
-			mean_us, p50_us, p95_us, p99_us, max_us, svc_p99_us, dropped, backlog, hist)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			mean_us, p50_us, p95_us, p99_us, max_us, svc_p99_us, dropped, backlog, target_rate, hist)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		for _, r := range rows {
 			if _, err := stmt.ExecContext(ctx, runID, iv.Phase, tMS, ivStart, length, r.op, r.count, r.errors, r.classes,
-				r.resp.Mean, r.resp.P50, r.resp.P95, r.resp.P99, r.resp.Max, r.svcP99, r.dropped, r.backlog, r.hist); err != nil {
+				r.resp.Mean, r.resp.P50, r.resp.P95, r.resp.P99, r.resp.Max, r.svcP99, r.dropped, r.backlog, r.target, r.hist); err != nil {
 				return err
 			}
 		}

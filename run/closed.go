@@ -27,6 +27,8 @@ func (m Closed) Settings() Settings {
 	return Settings{Model: ClosedName, Rate: m.Rate, Arrival: ConstantName, ThinkTime: m.ThinkTime}
 }
 
+func (m Closed) targetRate(_, _ time.Duration) float64 { return m.Rate }
+
 // Check implements Model.
 func (m Closed) Check(clients int) error {
 	switch {

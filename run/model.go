@@ -17,6 +17,9 @@ type Model interface {
 	Check(clients int) error
 	// Settings are the model's parameters, flat, for storing and printing.
 	Settings() Settings
+	// targetRate is the mean rate (ops/s) the model asks for between two
+	// offsets from the phase start (0: as fast as possible).
+	targetRate(from, to time.Duration) float64
 	// drive issues the phase's operations until ops of them were issued (0:
 	// no count bound), the phase's deadline passes or the phase is stopped.
 	// It returns extra detail for the phase_end event ("" for none).

@@ -46,6 +46,14 @@ func (m Open) Settings() Settings {
 	return s
 }
 
+func (m Open) targetRate(from, to time.Duration) float64 {
+	if to <= from {
+		return 0
+	}
+	c := m.curve()
+	return (c.due(to) - c.due(from)) / (to - from).Seconds()
+}
+
 // curve is the model's target rate over the phase.
 func (m Open) curve() curve {
 	if len(m.Schedule) > 0 {

@@ -96,6 +96,26 @@ func (c curve) at(x float64) (time.Duration, bool) {
 	return 0, false
 }
 
+// due is Λ(t): how many operations the target rate asks for by t.
+func (c curve) due(t time.Duration) float64 {
+	var x float64
+	for _, s := range c.segs {
+		if t <= s.start {
+			break
+		}
+		tau := (t - s.start).Seconds()
+		if s.dur != 0 {
+			tau = min(tau, s.dur.Seconds())
+		}
+		a := 0.0
+		if s.dur != 0 {
+			a = (s.r1 - s.r0) / (2 * s.dur.Seconds())
+		}
+		x = s.x0 + s.r0*tau + a*tau*tau
+	}
+	return x
+}
+
 // rateAt is the target rate at t (0 after the schedule).
 func (c curve) rateAt(t time.Duration) float64 {
 	for _, s := range c.segs {

@@ -79,3 +79,34 @@ func TestOpenSchedule(t *testing.T) {
 		}
 	}
 }
+
+// Each interval carries the rate the model asked for over it: under a
+// schedule that changes, so achieved throughput can be read against it.
+func TestIntervalsCarryTheTargetRate(t *testing.T) {
+	c := scheduleCurve([]RateStep{{Rate: 100, For: time.Second}, {Rate: 300, For: time.Second, Ramp: true}})
+	for _, tc := range []struct {
+		t    time.Duration
+		want float64
+	}{{0, 0}, {500 * time.Millisecond, 50}, {time.Second, 100}, {1500 * time.Millisecond, 100 + 50 + 25}, {2 * time.Second, 300}, {5 * time.Second, 300}} {
+		if got := c.due(tc.t); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("due(%v) = %v, want %v", tc.t, got, tc.want)
+		}
+	}
+	m := Open{Schedule: []RateStep{{Rate: 100, For: time.Second}, {Rate: 300, For: time.Second, Ramp: true}}}
+	if got := m.targetRate(time.Second, 2*time.Second); math.Abs(got-200) > 1e-9 {
+		t.Errorf("mean target over the ramp %v, want 200", got)
+	}
+	if got := (Closed{Rate: 7}).targetRate(0, time.Second); got != 7 {
+		t.Errorf("closed paced target %v, want 7", got)
+	}
+	obs := &recorder{}
+	_, err := Run(context.Background(), &fakeDB{}, &fakeWorkload{}, fast(Config{Clients: 2, Model: Open{Rate: 400}, Duration: 300 * time.Millisecond}), obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, iv := range obs.ivs {
+		if iv.Phase == "measure" && iv.End.Sub(iv.Start) > 10*time.Millisecond && math.Abs(iv.TargetRate-400) > 1e-6 {
+			t.Errorf("interval target rate %v, want 400", iv.TargetRate)
+		}
+	}
+}

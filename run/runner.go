@@ -275,6 +275,9 @@ func (ph *phase) run(ctx context.Context, obs Observer, startDetail string, endD
 		if b := ph.backlog.Load(); b != nil {
 			iv.Backlog = (*b)()
 		}
+		if ph.cfg.Model != nil && ph.name != measure.PhaseLoad {
+			iv.TargetRate = ph.cfg.Model.targetRate(iv.Start.Sub(ph.start), iv.End.Sub(ph.start))
+		}
 		acc.Add(iv)
 		obs.Interval(iv)
 	}
