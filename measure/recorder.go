@@ -86,10 +86,18 @@ func (r *Recorder) Cut(phase string, end time.Time) Interval {
 	r.mu.Unlock()
 
 	ops := make([]OpInterval, len(r.names))
+	var lag *hdr.Histogram
 	for _, c := range clients {
 		c.mu.Lock()
 		c.cur, c.spare = c.spare, c.cur
 		c.mu.Unlock()
+		if l := c.spare.lag; l != nil && l.TotalCount() > 0 {
+			if lag == nil {
+				lag = NewHistogram()
+			}
+			lag.Merge(l)
+			l.Reset()
+		}
 		// c.spare is now ours alone until the next Cut swaps it back.
 		for i := range c.spare.ops {
 			b := &c.spare.ops[i]
@@ -119,7 +127,7 @@ func (r *Recorder) Cut(phase string, end time.Time) Interval {
 			b.reset()
 		}
 	}
-	iv := Interval{Phase: phase, Start: r.start, End: end, Dropped: r.dropped.Swap(0), Late: r.late.Swap(0)}
+	iv := Interval{Phase: phase, Start: r.start, End: end, Dropped: r.dropped.Swap(0), Late: r.late.Swap(0), Lag: lag}
 	for _, o := range ops {
 		if o.Count > 0 {
 			iv.Ops = append(iv.Ops, o)
@@ -150,11 +158,25 @@ type Shard struct {
 	spare *buffer
 }
 
-// Record records one operation: response time is ended − intended, service
-// time ended − started (microseconds, clamped into the histogram range). A
-// non-nil err counts as an error of class errclass.Of(err). It does not
-// allocate unless err is non-nil.
+// Record records one operation whose client was free when it was due: see
+// RecordReady.
 func (c *Shard) Record(op Op, intended, started, ended time.Time, err error) {
+	c.RecordReady(op, intended, intended, started, ended, err)
+}
+
+// RecordReady records one operation: response time is ended − intended,
+// service time ended − started, and dispatch lag started − ready, where
+// ready is when the operation could have started at the earliest — its
+// intended start, or later, when its client was still busy with the one
+// before (microseconds, clamped into the histogram range). The lag is the
+// load generator's own lateness: it is part of the response time, but the
+// system under test did not cause it. A non-nil err counts as an error of
+// class errclass.Of(err). It does not allocate unless err is non-nil.
+func (c *Shard) RecordReady(op Op, intended, ready, started, ended time.Time, err error) {
+	if ready.Before(intended) {
+		ready = intended
+	}
+	lag := clampUS(started.Sub(ready))
 	resp := clampUS(ended.Sub(intended))
 	svc := clampUS(ended.Sub(started))
 	var class int
@@ -181,6 +203,10 @@ func (c *Shard) Record(op Op, intended, started, ended time.Time, err error) {
 	}
 	_ = b.resp.RecordValue(resp) // in range by clampUS
 	_ = b.svc.RecordValue(svc)
+	if c.cur.lag == nil {
+		c.cur.lag = NewHistogram()
+	}
+	_ = c.cur.lag.RecordValue(lag)
 	b.count++
 	if err != nil {
 		b.errors++
@@ -204,7 +230,10 @@ func clampUS(d time.Duration) int64 {
 	return us
 }
 
-type buffer struct{ ops []opBuf }
+type buffer struct {
+	ops []opBuf
+	lag *hdr.Histogram // dispatch lag of every operation of the buffer
+}
 
 func newBuffer(n int) *buffer { return &buffer{ops: make([]opBuf, n)} }
 

@@ -186,3 +186,40 @@ func TestErrorMessagesBounded(t *testing.T) {
 		t.Errorf("TakeErrors did not reset: %+v", again)
 	}
 }
+
+// Dispatch lag is started − max(intended, ready): the generator's lateness
+// once the operation could start, not the time it queued behind a busy
+// client.
+func TestRecordReadyLag(t *testing.T) {
+	r := NewRecorder([]string{"READ"})
+	t0 := time.Now()
+	r.SetStart(t0)
+	c := r.Shard()
+	us := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Microsecond) }
+	c.RecordReady(0, us(0), us(0), us(30), us(100), nil)         // free when due: lag 30
+	c.RecordReady(0, us(0), us(500), us(520), us(600), nil)      // busy until 500: lag 20, response 600
+	c.RecordReady(0, us(1000), us(900), us(1007), us(1100), nil) // ready before due counts as due: lag 7
+	c.Record(0, us(2000), us(2040), us(2100), nil)               // Record: ready = intended, lag 40
+	iv := r.Cut("measure", us(3000))
+	if iv.Lag == nil || iv.Lag.TotalCount() != 4 {
+		t.Fatalf("lag histogram %v", iv.Lag)
+	}
+	for _, tc := range []struct {
+		q    float64
+		want int64
+	}{{25, 7}, {50, 20}, {75, 30}, {100, 40}} {
+		if got := iv.Lag.ValueAtPercentile(tc.q); got != tc.want {
+			t.Errorf("lag p%v = %d µs, want %d", tc.q, got, tc.want)
+		}
+	}
+	if max := iv.Ops[0].Response.Max(); max != 600 {
+		t.Errorf("response max %d, want 600 (lag is inside it, not instead of it)", max)
+	}
+	sum := Summarize("measure", []Interval{iv}, nil)
+	if sum.Lag.Max != 40 || sum.Lag.Count != 4 {
+		t.Errorf("summary lag %+v, want max 40 over 4 operations", sum.Lag)
+	}
+	if iv2 := r.Cut("measure", us(4000)); iv2.Lag != nil {
+		t.Errorf("an interval without operations has a lag histogram")
+	}
+}

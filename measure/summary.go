@@ -54,6 +54,9 @@ func (a *Accumulator) Add(iv Interval) {
 	a.started = true
 	a.sum.Dropped += iv.Dropped
 	a.sum.Late += iv.Late
+	if iv.Lag != nil {
+		a.sum.LagHist = mergeHist(a.sum.LagHist, iv.Lag)
+	}
 	for _, o := range iv.Ops {
 		s := a.op(o.Op)
 		s.Count += o.Count
@@ -106,6 +109,10 @@ func (a *Accumulator) Summary(errs []ErrorSample) Summary {
 		overall.ServiceHist.Merge(o.ServiceHist)
 	}
 	sum.Overall = finish(overall, secs)
+	if sum.LagHist != nil {
+		sum.LagHist = mergeHist(nil, sum.LagHist) // a copy: the Accumulator goes on adding
+		sum.Lag = StatsOf(sum.LagHist)
+	}
 	return sum
 }
 

@@ -39,6 +39,9 @@ type Interval struct {
 	Dropped int64        // open model: operations dropped at the backlog limit or not started by the phase's end
 	Late    int64        // of Dropped, those still waiting for a client when the phase ended
 	Backlog int64        // open model: operations waiting for a client at End
+	// Lag is the dispatch lag of the interval's operations: how much later
+	// than it could have, dbrig started each (nil without operations).
+	Lag *hdr.Histogram
 	// TargetRate is the rate (ops/s) the load model asked for over the
 	// interval: the schedule's, so achieved and asked can be compared; 0 when
 	// the model runs as fast as it can.
@@ -93,6 +96,10 @@ type Summary struct {
 	Ops     []OpSummary // in the workload's op order
 	Overall OpSummary   // all operation types merged, Op "OVERALL"
 	Records int64       // load phase: records inserted (its operations are batches)
+	// Lag is the dispatch lag over the phase: the load generator's own
+	// lateness, part of every response time (see Shard.RecordReady).
+	Lag     Stats
+	LagHist *hdr.Histogram
 	Dropped int64
 	Late    int64 // of Dropped, those still waiting for a client when the phase ended (the rest met a full backlog)
 	Errors  []ErrorSample

@@ -33,6 +33,18 @@ type JSONResult struct {
 	Dropped   int64                `json:"dropped"`
 	Ops       map[string]JSONStats `json:"ops"`
 	Service   map[string]JSONStats `json:"service"`
+	// DispatchLag is dbrig's own lateness, inside the response times.
+	DispatchLag JSONLag `json:"dispatch_lag"`
+	// GeneratorLate says the lag is large against the latencies measured:
+	// they are then partly the harness's.
+	GeneratorLate bool `json:"generator_late"`
+}
+
+// JSONLag is the dispatch lag of a phase, in µs.
+type JSONLag struct {
+	P50US int64 `json:"p50_us"`
+	P99US int64 `json:"p99_us"`
+	MaxUS int64 `json:"max_us"`
 }
 
 // JSON writes the last measure phase of sums (or the last phase when there
@@ -53,6 +65,8 @@ func Result(runID int64, status string, sums []measure.Summary) JSONResult {
 		res.Ops[o.Op] = jsonStats(o, o.Response)
 		res.Service[o.Op] = jsonStats(o, o.Service)
 	}
+	res.DispatchLag = JSONLag{P50US: s.Lag.P50, P99US: s.Lag.P99, MaxUS: s.Lag.Max}
+	res.GeneratorLate = analysis.GeneratorLate(s)
 	return res
 }
 

@@ -93,6 +93,15 @@ func writePhase(ew *errWriter, s measure.Summary) {
 		svc = append(svc, o.Op+" "+format.MicrosInt(o.Service.P99))
 	}
 	ew.printf("service time p99: %s\n", strings.Join(svc, ", "))
+	if l := s.Lag; l.Max > 0 {
+		ew.printf("dispatch lag (dbrig's own lateness, inside the response times): p50 %s, p99 %s, max %s\n",
+			format.MicrosInt(l.P50), format.MicrosInt(l.P99), format.MicrosInt(l.Max))
+	}
+	if analysis.GeneratorLate(s) {
+		ew.printf("warning: the load generator was late: dispatch lag p99 %s is more than %.0f%% of the response time p50 %s,\n"+
+			"  so latencies this small are partly dbrig's own (a busy machine? fewer clients, a lower rate, or a faster one)\n",
+			format.MicrosInt(s.Lag.P99), 100*analysis.LagShare, format.MicrosInt(s.Overall.Response.P50))
+	}
 	if full := s.Dropped - s.Late; full > 0 {
 		ew.printf("dropped: %s operations were not started: the backlog limit was hit (the target rate was not sustained)\n", format.Int(full))
 	}

@@ -10,9 +10,10 @@ import (
 
 // Progress formats one live progress line from the last interval:
 //
-//	elapsed 12s | 9,998 ops/s | p99 1.20ms | errors 0 | dropped 0 | ETA 48s
+//	elapsed 12s | 9,998 ops/s | p99 1.20ms | lag p99 12µs | errors 0 | dropped 0 | ETA 48s
 //
-// The p99 is the response time of all operations of the interval. eta < 0
+// The p99 is the response time of all operations of the interval; lag p99
+// is how late dbrig itself started them (its part of that p99). eta < 0
 // means unknown and is left out.
 func Progress(iv measure.Interval, elapsed, eta time.Duration) string {
 	all := measure.NewHistogram()
@@ -39,6 +40,9 @@ func Progress(iv measure.Interval, elapsed, eta time.Duration) string {
 		"errors " + format.Int(errs),
 		"dropped " + format.Int(iv.Dropped),
 	}
+	if iv.Lag != nil {
+		parts = append(parts[:3], append([]string{"lag p99 " + format.MicrosInt(lagP99(iv))}, parts[3:]...)...)
+	}
 	if iv.Phase != "" && iv.Phase != measure.PhaseMeasure {
 		parts = append([]string{iv.Phase}, parts...)
 	}
@@ -46,4 +50,12 @@ func Progress(iv measure.Interval, elapsed, eta time.Duration) string {
 		parts = append(parts, "ETA "+format.Elapsed(eta))
 	}
 	return strings.Join(parts, " | ")
+}
+
+// lagP99 is the interval's dispatch lag p99 (0 without operations).
+func lagP99(iv measure.Interval) int64 {
+	if iv.Lag == nil {
+		return 0
+	}
+	return iv.Lag.ValueAtPercentile(99)
 }

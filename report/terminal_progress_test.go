@@ -32,6 +32,9 @@ func TestProgress(t *testing.T) {
 		{"half-second interval", measure.Interval{Phase: measure.PhaseWarmup, Start: t0, End: t0.Add(500 * time.Millisecond),
 			Ops: []measure.OpInterval{{Op: "READ", Count: 50, Response: histOf(t, same(50, 90)...)}}},
 			3 * time.Second, 0, "warmup | elapsed 3.0s | 100 ops/s | p99 90µs | errors 0 | dropped 0 | ETA 0.0s"},
+		{"with dispatch lag", measure.Interval{Phase: measure.PhaseMeasure, Start: t0, End: t0.Add(time.Second),
+			Ops: []measure.OpInterval{{Op: "READ", Count: 50, Response: histOf(t, same(50, 90)...)}}, Lag: histOf(t, same(50, 12)...)},
+			time.Second, -1, "elapsed 1.0s | 50.0 ops/s | p99 90µs | lag p99 12µs | errors 0 | dropped 0"},
 		{"stall", measure.Interval{Phase: measure.PhaseMeasure, Start: t0, End: t0.Add(time.Second), Dropped: 100},
 			time.Minute, -1, "elapsed 1m00s | 0 ops/s | p99 0 | errors 0 | dropped 100"},
 	}

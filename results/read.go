@@ -92,6 +92,7 @@ type IntervalRow struct {
 	SvcP99US         int64
 	Dropped, Backlog int64   // OVERALL rows only
 	TargetRate       float64 // OVERALL rows only: the rate the load model asked for (0: none)
+	LagP99US         int64   // OVERALL rows only: dispatch lag p99 (the generator's own lateness)
 	Hist             []byte
 }
 
@@ -267,7 +268,7 @@ func (s *Store) runProps(ctx context.Context, id int64) (map[string]string, erro
 }
 
 func (s *Store) runPhases(ctx context.Context, id int64) ([]measure.Summary, error) {
-	rows, err := s.query(ctx, `SELECT id, phase, started_at, ended_at, dropped, dropped_late FROM phases WHERE run_id = ? ORDER BY seq`, id)
+	rows, err := s.query(ctx, `SELECT id, phase, started_at, ended_at, dropped, dropped_late, lag_p50_us, lag_p99_us, lag_max_us FROM phases WHERE run_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, fmt.Errorf("phases: %w", err)
 	}
@@ -277,7 +278,7 @@ func (s *Store) runPhases(ctx context.Context, id int64) ([]measure.Summary, err
 		var pid int64
 		var sum measure.Summary
 		var start, end string
-		if err := rows.Scan(&pid, &sum.Phase, &start, &end, &sum.Dropped, &sum.Late); err != nil {
+		if err := rows.Scan(&pid, &sum.Phase, &start, &end, &sum.Dropped, &sum.Late, &sum.Lag.P50, &sum.Lag.P99, &sum.Lag.Max); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("phases: %w", err)
 		}
@@ -405,7 +406,7 @@ func (s *Store) Intervals(ctx context.Context, id int64) ([]IntervalRow, error) 
 		return nil, fmt.Errorf("intervals: %w", err)
 	}
 	rows, err := s.query(ctx, `SELECT phase, t_ms, started_at, length_ms, op, count, errors, classes,
-		mean_us, p50_us, p95_us, p99_us, max_us, svc_p99_us, dropped, backlog, target_rate, hist
+		mean_us, p50_us, p95_us, p99_us, max_us, svc_p99_us, dropped, backlog, target_rate, lag_p99_us, hist
 		FROM intervals WHERE run_id = ?
 		ORDER BY t_ms, CASE WHEN op = '`+measure.OverallOp+`' THEN 1 ELSE 0 END, op`, id)
 	if err != nil {
@@ -418,7 +419,7 @@ func (s *Store) Intervals(ctx context.Context, id int64) ([]IntervalRow, error) 
 		var tMS, lengthMS int64
 		var start, classes string
 		if err := rows.Scan(&r.Phase, &tMS, &start, &lengthMS, &r.Op, &r.Count, &r.Errors, &classes,
-			&r.MeanUS, &r.P50US, &r.P95US, &r.P99US, &r.MaxUS, &r.SvcP99US, &r.Dropped, &r.Backlog, &r.TargetRate, &r.Hist); err != nil {
+			&r.MeanUS, &r.P50US, &r.P95US, &r.P99US, &r.MaxUS, &r.SvcP99US, &r.Dropped, &r.Backlog, &r.TargetRate, &r.LagP99US, &r.Hist); err != nil {
 			return nil, fmt.Errorf("intervals of run %d: %w", id, err)
 		}
 		r.T, r.Length = time.Duration(tMS)*time.Millisecond, time.Duration(lengthMS)*time.Millisecond

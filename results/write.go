@@ -186,6 +186,7 @@ func (s *Store) AddInterval(ctx context.Context, runID int64, iv measure.Interva
 		hist             []byte
 		dropped, backlog int64
 		target           float64
+		lagP99           int64
 	}
 	rows := make([]row, 0, len(iv.Ops)+1)
 	allResp, allSvc := measure.NewHistogram(), measure.NewHistogram()
@@ -207,21 +208,21 @@ func (s *Store) AddInterval(ctx context.Context, runID int64, iv measure.Interva
 		allErrors += o.Errors
 	}
 	rows = append(rows, row{op: measure.OverallOp, count: allCount, errors: allErrors, classes: encodeClasses(allClasses),
-		resp: histStats(allResp), svcP99: percentile(allSvc, 99), dropped: iv.Dropped, backlog: iv.Backlog, target: iv.TargetRate})
+		resp: histStats(allResp), svcP99: percentile(allSvc, 99), dropped: iv.Dropped, backlog: iv.Backlog, target: iv.TargetRate, lagP99: percentile(iv.Lag, 99)})
 
 	tMS := iv.End.Sub(start).Milliseconds()
 	ivStart, length := fmtTime(iv.Start), iv.End.Sub(iv.Start).Milliseconds()
 	err = s.tx(ctx, func(t *txn) error {
 		stmt, err := t.prepare(ctx, `INSERT INTO intervals (run_id, phase, t_ms, started_at, length_ms, op, count, errors, classes,
-			mean_us, p50_us, p95_us, p99_us, max_us, svc_p99_us, dropped, backlog, target_rate, hist)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			mean_us, p50_us, p95_us, p99_us, max_us, svc_p99_us, dropped, backlog, target_rate, lag_p99_us, hist)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		for _, r := range rows {
 			if _, err := stmt.ExecContext(ctx, runID, iv.Phase, tMS, ivStart, length, r.op, r.count, r.errors, r.classes,
-				r.resp.Mean, r.resp.P50, r.resp.P95, r.resp.P99, r.resp.Max, r.svcP99, r.dropped, r.backlog, r.target, r.hist); err != nil {
+				r.resp.Mean, r.resp.P50, r.resp.P95, r.resp.P99, r.resp.Max, r.svcP99, r.dropped, r.backlog, r.target, r.lagP99, r.hist); err != nil {
 				return err
 			}
 		}
@@ -313,11 +314,12 @@ func (s *Store) AddPhase(ctx context.Context, runID int64, sum measure.Summary) 
 	dur := sum.End.Sub(sum.Start).Seconds()
 	err := s.tx(ctx, func(t *txn) error {
 		var phaseID int64
-		err := t.queryRow(ctx, `INSERT INTO phases (run_id, seq, phase, started_at, ended_at, duration_s, count, errors, throughput, dropped, dropped_late)
-			VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM phases WHERE run_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		err := t.queryRow(ctx, `INSERT INTO phases (run_id, seq, phase, started_at, ended_at, duration_s, count, errors, throughput, dropped, dropped_late,
+				lag_p50_us, lag_p99_us, lag_max_us)
+			VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM phases WHERE run_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			RETURNING id`,
 			runID, runID, sum.Phase, fmtTime(sum.Start), fmtTime(sum.End), dur,
-			overall.Count, overall.Errors, overall.Throughput, sum.Dropped, sum.Late).Scan(&phaseID)
+			overall.Count, overall.Errors, overall.Throughput, sum.Dropped, sum.Late, sum.Lag.P50, sum.Lag.P99, sum.Lag.Max).Scan(&phaseID)
 		if err != nil {
 			return err
 		}

@@ -107,7 +107,13 @@ func (m Closed) client(ph *phase, i int, wc workload.Client, mc *measure.Shard, 
 			intended = started
 		}
 		op, err := ph.do(wc, intended, aware)
+		// Ready when due and free: a client still busy with the previous
+		// operation is the system's doing, not the generator's.
+		ready := intended
+		if prevEnd.After(ready) {
+			ready = prevEnd
+		}
 		prevEnd = time.Now()
-		mc.Record(measure.Op(op), intended, started, prevEnd, err)
+		mc.RecordReady(measure.Op(op), intended, ready, started, prevEnd, err)
 	}
 }

@@ -3,8 +3,11 @@ package run
 import (
 	"context"
 	"math"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/dbrig/dbrig/driver"
 )
 
 // The curve's intended starts, computed by hand: 100/s for 1 s (operations
@@ -108,5 +111,63 @@ func TestIntervalsCarryTheTargetRate(t *testing.T) {
 		if iv.Phase == "measure" && iv.End.Sub(iv.Start) > 10*time.Millisecond && math.Abs(iv.TargetRate-400) > 1e-6 {
 			t.Errorf("interval target rate %v, want 400", iv.TargetRate)
 		}
+	}
+}
+
+// lagDB wants intended starts and keeps, per call, how late it was called
+// after its intended start: with the client free, that is the dispatch lag
+// (plus the few µs between the runner's clock read and the call).
+type lagDB struct {
+	fakeDB
+	mu   sync.Mutex
+	lags []time.Duration
+}
+
+func (db *lagDB) WantsIntendedStart() {}
+
+func (db *lagDB) Read(ctx context.Context, table, key string, fields []string) (driver.Record, error) {
+	if it, ok := driver.IntendedStart(ctx); ok {
+		db.mu.Lock()
+		db.lags = append(db.lags, time.Since(it))
+		db.mu.Unlock()
+	}
+	return db.fakeDB.Read(ctx, table, key, fields)
+}
+
+// The dispatch lag recorded is actual − intended start while a client is
+// free (a fast system at a slow rate), and is not the queueing behind a
+// busy client (a system that sleeps longer than the arrival gap).
+func TestDispatchLag(t *testing.T) {
+	free := &lagDB{}
+	sums, err := Run(context.Background(), free, &fakeWorkload{}, fast(Config{Clients: 1, Model: Open{Rate: 200}, Operations: 100}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := measureSummary(t, sums)
+	var seen time.Duration
+	for _, l := range free.lags {
+		seen = max(seen, l)
+	}
+	// The runner reads its clock just before calling the DB: the recorded
+	// maximum is at most what the DB saw, and not much less.
+	if got := time.Duration(sum.Lag.Max) * time.Microsecond; got > seen+time.Microsecond || got < seen-200*time.Microsecond || sum.Lag.Count != 100 {
+		t.Errorf("recorded lag max %v over %d ops; the DB saw up to %v after the intended starts", got, sum.Lag.Count, seen)
+	}
+
+	busy := &fakeDB{service: 30 * time.Millisecond}
+	sums, err = Run(context.Background(), busy, &fakeWorkload{}, fast(Config{Clients: 1, Model: Open{Rate: 100}, Operations: 20}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum = measureSummary(t, sums)
+	// 20 operations due 10 ms apart, each taking 30 ms: the last waits
+	// ~400 ms for the one client, none of which is the generator's doing.
+	if resp := time.Duration(sum.Overall.Response.Max) * time.Microsecond; resp < 300*time.Millisecond {
+		t.Errorf("response max %v, want the queueing (≥ 300ms)", resp)
+	}
+	// A loaded machine can delay a hand-off by milliseconds; the queueing
+	// is hundreds, and none of it may show as lag.
+	if lag := time.Duration(sum.Lag.P99) * time.Microsecond; lag > 50*time.Millisecond {
+		t.Errorf("dispatch lag p99 %v: queueing behind a busy client counted as the generator's lateness", lag)
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -375,5 +377,44 @@ func TestFullDiskIsNotCalledStored(t *testing.T) {
 	code, list, errOut := dbrig(t, context.Background(), "runs", "list", "--store", store)
 	if code != 0 || !strings.Contains(list, "null") {
 		t.Errorf("runs list after the full disk: exit %d\n%s%s", code, list, errOut)
+	}
+}
+
+// The summary says when dbrig itself shaped the latencies: a generator
+// starved of CPU (goroutines spinning on every core) is late by far more
+// than a tenth of what it measures; an idle one against a 20 ms system is
+// not.
+func TestGeneratorLateWarning(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	const warning = "warning: the load generator was late"
+	code, out, errOut := dbrig(t, context.Background(), "run", "--driver", "sim", "--store", store, "--quiet",
+		"-P", "workloadc", "-p", "recordcount=100", "-p", "sim.latency=20ms", "--rate", "100", "--clients", "8", "--duration", "1s")
+	if code != 0 || strings.Contains(out, warning) || !strings.Contains(out, "dispatch lag") {
+		t.Errorf("idle run: exit %d, warned %v, lag shown %v:\n%s%s", code, strings.Contains(out, warning), strings.Contains(out, "dispatch lag"), out, errOut)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 8 * runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for x := 0; ; x++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for i := 0; i < 1e5; i++ {
+					x ^= i
+				}
+			}
+		}()
+	}
+	code, out, errOut = dbrig(t, context.Background(), "run", "--driver", "null", "--store", store, "--quiet",
+		"-P", "workloadc", "-p", "recordcount=100", "--rate", "2000", "--clients", "4", "--duration", "2s")
+	close(stop)
+	wg.Wait()
+	if code != 0 || !strings.Contains(out, warning) {
+		t.Errorf("starved run: exit %d, no warning:\n%s%s", code, out, errOut)
 	}
 }
