@@ -114,11 +114,21 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 	if err != nil {
 		return Options{}, err
 	}
+	measure := e.Load.Duration
+	if measure == 0 {
+		for _, st := range e.Load.Schedule {
+			measure += st.For
+		}
+	}
+	faults, err := scenarioPlan(e, measure)
+	if err != nil {
+		return Options{}, err
+	}
 	opts := Options{
 		Driver: e.System.Driver, PropFiles: e.Workload.Files,
 		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.Think,
 		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Seed,
-		SkipLoad: !e.Dataset.Load, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry, Cluster: cp,
+		SkipLoad: !e.Dataset.Load, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry, Cluster: cp, Faults: faults,
 		Name:    strings.TrimSpace(name + " " + label),
 		Tags:    append([]string{"experiment:" + name}, e.Tags...),
 		Command: "dbrig bench " + e.File,

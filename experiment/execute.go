@@ -60,6 +60,8 @@ type Outcome struct {
 	// Nodes are the local cluster's nodes (none for an embedded or external
 	// system).
 	Nodes []cluster.Node
+	// Faults are the events of the faults injected, in order.
+	Faults []run.Event
 	// StoreErr is set when part of the run could not be written to the
 	// results store (a full disk, a lost connection): the run is then not
 	// completely stored, though what was written before stays readable.
@@ -80,8 +82,10 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		warn = func(error) {}
 	}
 	var nodes []cluster.Node
+	var c *cluster.Cluster
 	if p.Cluster != nil {
-		c, err := p.up(ctx, h)
+		var err error
+		c, err = p.up(ctx, h)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +151,17 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 	}
 	stopSampling := sampleNodes(wctx, store, runID, nodes, obs.fail)
+	stopFaults := func() {}
+	if len(p.Faults) > 0 && c != nil {
+		in := newInjector(p.Faults, c, obs.Event)
+		obs.onMeasure = in.measureStarted
+		fctx, cancel := context.WithCancel(wctx)
+		done := make(chan struct{})
+		go func() { defer close(done); in.run(fctx) }()
+		stopFaults = func() { cancel(); <-done }
+	}
 	sums, runErr := p.perform(ctx, db, obs)
+	stopFaults() // a pause under way is healed before the cluster goes down
 	stopSampling()
 	storeErr := obs.close()
 	for _, sum := range sums {

@@ -29,6 +29,9 @@ type observers struct {
 	hdr  *measure.LogWriter
 	hdrF *outfile.File
 
+	emitMu sync.Mutex // the runner and the fault injector both emit
+	onMeasure func(time.Time) // called when the measure phase starts (faults count from it)
+
 	mu     sync.Mutex // err and warned: the metrics sampler fails from its own goroutine
 	err    error      // first failed write
 	warned bool
@@ -66,6 +69,8 @@ func (o *observers) fail(err error) {
 
 // Interval implements run.Observer.
 func (o *observers) Interval(iv measure.Interval) {
+	o.emitMu.Lock()
+	defer o.emitMu.Unlock()
 	if err := o.store.AddInterval(o.ctx, o.runID, iv); err != nil {
 		o.fail(fmt.Errorf("store interval: %w", err))
 	}
@@ -81,12 +86,20 @@ func (o *observers) Interval(iv measure.Interval) {
 
 // Event implements run.Observer.
 func (o *observers) Event(ev run.Event) {
-	err := o.store.AddEvent(o.ctx, o.runID, results.Event{Time: ev.Time, Kind: ev.Kind, Name: ev.Name, Detail: ev.Detail})
+	o.emitMu.Lock()
+	defer o.emitMu.Unlock()
+	err := o.store.AddEvent(o.ctx, o.runID, results.Event{Time: ev.Time, Kind: ev.Kind, Name: ev.Name, Detail: ev.Detail, Outcome: ev.Outcome})
 	if err != nil {
 		o.fail(fmt.Errorf("store event: %w", err))
 	}
 	if ev.Kind == run.EventPhaseStart {
 		o.out.PhaseStarts[ev.Name] = ev.Time
+		if ev.Name == measure.PhaseMeasure && o.onMeasure != nil {
+			o.onMeasure(ev.Time)
+		}
+	}
+	if ev.Kind == EventFault {
+		o.out.Faults = append(o.out.Faults, ev)
 	}
 	if o.then != nil {
 		o.then.Event(ev)

@@ -60,6 +60,8 @@ type Options struct {
 	// Cluster, if set, is stood up before the driver opens, pointed at by
 	// the driver's properties, sampled while the run goes, torn down after.
 	Cluster *ClusterPlan
+	// Faults are injected on the cluster's nodes during the measure phase.
+	Faults []Injection
 }
 
 // Override is one property set by a dedicated flag or an experiment file.

@@ -29,10 +29,11 @@ const (
 
 // Event is a timestamped fact of the run (phase changes, interruption).
 type Event struct {
-	Time   time.Time
-	Kind   string
-	Name   string // phase name
-	Detail string
+	Time    time.Time
+	Kind    string
+	Name    string // phase name; for a fault, its name
+	Detail  string
+	Outcome string // faults: injected, healed, failed: why ("" for phases)
 }
 
 type nopObserver struct{}

@@ -33,7 +33,7 @@ type Experiment struct {
 	Load     Load
 	Repeat   int          // runs per combination (≥ 1)
 	Matrix   []MatrixPick // the values this combination took, in file order
-	Scenario []Pos        // placeholder for faults: must be empty for now
+	Scenario []Fault      // faults injected while the measure phase runs
 
 	pos map[string]Pos // key path → where its value is
 }
@@ -92,6 +92,20 @@ type RateStep struct {
 	RampTo float64
 	For    time.Duration
 	Pos    Pos
+}
+
+// Fault is one entry of a scenario: what to do to which node, and when.
+// Times are offsets into the measure phase.
+type Fault struct {
+	Name   string        // names its events (NAME_start, NAME_end); default fault-N
+	Kind   string        // kill, stop, pause
+	Target string        // a node name, or a role: leader, follower, primary, replica, member, any
+	At     time.Duration // first injection
+	For    time.Duration // pause: how long until the node resumes
+	Every  time.Duration // recurring: the period (0: once)
+	Count  int           // recurring: how many times (default 1)
+	Pos    Pos
+	Path   string // key path, e.g. scenario[0], for errors
 }
 
 // MatrixPick is one axis of the matrix and the value this combination took.
@@ -454,13 +468,29 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 		"matrix": func(*yaml.Node, string) error { return nil }, // taken out by matrixAxes
 		"scenario": func(n *yaml.Node, p string) error {
 			if n.Kind != yaml.SequenceNode {
-				return d.errorf(n, p, "expected a list of faults")
+				return d.errorf(n, p, "expected a list of faults such as {fault: kill, target: leader, at: 10s}")
 			}
-			for _, f := range n.Content {
-				e.Scenario = append(e.Scenario, pos(d.file, f))
-			}
-			if len(n.Content) > 0 {
-				return d.errorf(n.Content[0], p, "faults are not supported yet: leave the scenario empty")
+			for i, fn := range n.Content {
+				fp := fmt.Sprintf("%s[%d]", p, i)
+				f := Fault{Pos: pos(d.file, fn), Path: fp, Count: 1}
+				if err := d.mapping(fn, fp, map[string]func(*yaml.Node, string) error{
+					"name":   d.str(&f.Name),
+					"fault":  d.str(&f.Kind),
+					"target": d.str(&f.Target),
+					"at":     d.duration(&f.At),
+					"for":    d.duration(&f.For),
+					"every":  d.duration(&f.Every),
+					"count":  d.int(&f.Count, 1),
+				}); err != nil {
+					return err
+				}
+				if f.Kind == "" || f.Target == "" {
+					return d.errorf(fn, fp, "expected fault and target, e.g. {fault: kill, target: leader, at: 10s}")
+				}
+				if f.Name == "" {
+					f.Name = fmt.Sprintf("%s-%s-%d", f.Kind, f.Target, i+1)
+				}
+				e.Scenario = append(e.Scenario, f)
 			}
 			return nil
 		},
@@ -732,7 +762,7 @@ func schemaPaths() []string {
 		"dataset.records", "dataset.load", "dataset.batch",
 		"workload.files", "workload.props",
 		"load.model", "load.clients", "load.rate", "load.arrival", "load.think", "load.warmup",
-		"load.duration", "load.operations", "load.timeout", "load.max_backlog", "load.schedule",
+		"load.duration", "load.operations", "load.timeout", "load.max_backlog", "load.schedule", "scenario",
 	}
 }
 

@@ -10,10 +10,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
+	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 )
 
@@ -74,6 +76,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	})
 	prog.close()
 	interrupted := false
+	impacts := map[int64][]analysis.Impact{}
 	for _, o := range outs {
 		if o.Outcome == nil {
 			continue
@@ -81,6 +84,14 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(table)
 		report.Summary(table, report.Header{RunID: o.Outcome.RunID, Name: o.Run.Plan.Name, System: o.Run.Plan.Driver,
 			Workload: o.Run.Plan.WorkloadName(), Status: o.Outcome.Status}, o.Outcome.Phases)
+		if len(o.Outcome.Faults) > 0 {
+			ims, err := runImpacts(ctx, *store, o.Outcome.RunID)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "warning: impact of the faults of run %d: %v\n", o.Outcome.RunID, err)
+			}
+			impacts[o.Outcome.RunID] = ims
+			report.Impacts(table, ims)
+		}
 		printStored(table, o.Outcome)
 		interrupted = interrupted || o.Outcome.Status == experiment.StatusInterrupted
 	}
@@ -94,7 +105,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(table, "\n%d runs stored (tag experiment:%s); compare: dbrig report %s -o %s.html\n", len(ids), b.Name, strings.Join(ids, " "), b.Name)
 	}
 	if *jsonOut {
-		writeBenchJSON(e.stdout, b, outs)
+		writeBenchJSON(e.stdout, b, outs, impacts)
 	}
 	if interrupted {
 		return errInterrupted
@@ -166,8 +177,53 @@ type benchJSON struct {
 	Experiment string         `json:"experiment"`
 	File       string         `json:"file"`
 	Runs       []benchRunJSON `json:"runs"`
-	Nodes      []any          `json:"nodes"`
-	Events     []any          `json:"events"`
+	Nodes      []nodeJSON     `json:"nodes"`
+	Events     []eventJSON    `json:"events"`
+	Impacts    []impactJSON   `json:"impacts"`
+}
+
+type nodeJSON struct {
+	RunID   int64          `json:"run_id"`
+	Name    string         `json:"name"`
+	Role    string         `json:"role"`
+	PID     int            `json:"pid"`
+	Ports   map[string]int `json:"ports"`
+	Version string         `json:"version"`
+}
+
+// eventJSON is a fault event; times are relative to the measure phase's start.
+type eventJSON struct {
+	RunID   int64  `json:"run_id"`
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	Target  string `json:"target"`
+	StartMS int64  `json:"start_ms"`
+	EndMS   int64  `json:"end_ms"`
+	Outcome string `json:"outcome"`
+	Detail  string `json:"detail"`
+}
+
+// impactJSON is one fault's cost; latencies in µs, times in ms since the
+// run's start; recovery_ms is null when the system did not recover.
+type impactJSON struct {
+	RunID               int64   `json:"run_id"`
+	Fault               string  `json:"fault"`
+	Target              string  `json:"target"`
+	StartMS             int64   `json:"start_ms"`
+	EndMS               int64   `json:"end_ms"`
+	BaselineP50US       int64   `json:"baseline_p50_us"`
+	BaselineP95US       int64   `json:"baseline_p95_us"`
+	BaselineP99US       int64   `json:"baseline_p99_us"`
+	FaultP50US          int64   `json:"fault_p50_us"`
+	FaultP95US          int64   `json:"fault_p95_us"`
+	FaultP99US          int64   `json:"fault_p99_us"`
+	AfterP50US          int64   `json:"after_p50_us"`
+	AfterP95US          int64   `json:"after_p95_us"`
+	AfterP99US          int64   `json:"after_p99_us"`
+	ThroughputChangePct float64 `json:"throughput_change_pct"`
+	Errors              int64   `json:"errors"`
+	UnavailableMS       int64   `json:"unavailable_ms"`
+	RecoveryMS          *int64  `json:"recovery_ms"`
 }
 
 type benchRunJSON struct {
@@ -178,15 +234,38 @@ type benchRunJSON struct {
 	Error  string            `json:"error,omitempty"`
 }
 
-func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome) error {
-	doc := benchJSON{Experiment: b.Name, File: b.File, Runs: []benchRunJSON{}, Nodes: []any{}, Events: []any{}}
+func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome, impacts map[int64][]analysis.Impact) error {
+	doc := benchJSON{Experiment: b.Name, File: b.File, Runs: []benchRunJSON{}, Nodes: []nodeJSON{}, Events: []eventJSON{}, Impacts: []impactJSON{}}
 	for _, o := range outs {
 		r := benchRunJSON{Name: o.Run.Plan.Name, Matrix: map[string]string{}, Repeat: o.Run.Repeat}
 		for _, m := range o.Run.Exp.Matrix {
 			r.Matrix[m.Key] = m.Value
 		}
 		if o.Outcome != nil {
-			r.JSONResult = report.Result(o.Outcome.RunID, o.Outcome.Status, o.Outcome.Phases)
+			id := o.Outcome.RunID
+			r.JSONResult = report.Result(id, o.Outcome.Status, o.Outcome.Phases)
+			for _, n := range o.Outcome.Nodes {
+				doc.Nodes = append(doc.Nodes, nodeJSON{RunID: id, Name: n.Name, Role: n.Role, PID: n.PID, Ports: n.Ports, Version: n.Version})
+			}
+			t0 := o.Outcome.PhaseStarts["measure"]
+			for _, ev := range o.Outcome.Faults {
+				ms := ev.Time.Sub(t0).Milliseconds()
+				doc.Events = append(doc.Events, eventJSON{RunID: id, Kind: ev.Kind, Name: ev.Name, Target: ev.Detail,
+					StartMS: ms, EndMS: ms, Outcome: ev.Outcome, Detail: ev.Detail})
+			}
+			for _, im := range impacts[id] {
+				j := impactJSON{RunID: id, Fault: im.Fault, Target: im.Detail, StartMS: im.Start.Milliseconds(), EndMS: im.End.Milliseconds(),
+					BaselineP50US: im.Baseline.P50, BaselineP95US: im.Baseline.P95, BaselineP99US: im.Baseline.P99,
+					FaultP50US: im.During.P50, FaultP95US: im.During.P95, FaultP99US: im.During.P99,
+					AfterP50US: im.After.P50, AfterP95US: im.After.P95, AfterP99US: im.After.P99,
+					ThroughputChangePct: im.ThroughputChangePct, Errors: im.During.Errors + im.After.Errors,
+					UnavailableMS: int64(im.UnavailableS) * 1000}
+				if im.Recovery != nil {
+					ms := im.Recovery.Milliseconds()
+					j.RecoveryMS = &ms
+				}
+				doc.Impacts = append(doc.Impacts, j)
+			}
 		}
 		if o.Err != nil {
 			r.Error = o.Err.Error()
@@ -213,4 +292,19 @@ func describeRecipe(r cluster.Recipe) string {
 		return fmt.Sprintf("postgres primary + %d streaming replicas", r.Replicas)
 	}
 	return r.System()
+}
+
+// runImpacts reads a run back from the store and computes what its faults
+// cost: from the stored data alone, as a later report would.
+func runImpacts(ctx context.Context, storeAddr string, id int64) ([]analysis.Impact, error) {
+	s, err := results.OpenExisting(ctx, storeAddr)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	runs, err := analysis.ReadRuns(ctx, s, []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	return analysis.Impacts(runs[0]), nil
 }

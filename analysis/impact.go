@@ -1,0 +1,264 @@
+package analysis
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/results"
+)
+
+// Window is what a stretch of the measure phase looked like: response-time
+// percentiles of every operation in it, throughput of successful
+// operations, and errors.
+type Window struct {
+	From, To           time.Duration // since the run's start
+	P50, P95, P99, Max int64         // µs
+	Throughput         float64       // successful operations per second
+	Ops, Errors        int64
+}
+
+// Impact is what one fault cost, read from the stored run (so it can be
+// computed again later): the baseline (the calm before the run's first
+// fault), the fault window, the window after it heals, and how long the
+// system took to recover.
+//
+// Recovery follows the seed thesis's rule — an operation is slow when it
+// takes longer than the baseline's mean + RecoverySigmas σ (operation
+// latencies, not per-second figures) — read from the stored per-second
+// histograms: recovery starts at the fault and ends at the first of
+// RecoveryHold consecutive seconds in which no operation failed and no more
+// operations were slow than in the baseline (at most twice its share of
+// slow operations, and at least 1 %). A calm system has a few slow
+// operations every second; "every operation within the bound", taken
+// literally, would call a healthy system at hundreds of ops/s unrecovered.
+type Impact struct {
+	Fault, Detail, Outcome  string
+	Start, End              time.Duration // since the run's start; End = Start for a kill
+	Baseline, During, After Window
+	ThroughputChangePct     float64 // During against Baseline
+	P99ChangePct            float64
+	UnavailableS            int            // seconds after the fault with no successful operation
+	Recovery                *time.Duration // nil: not recovered before the phase ended
+	Threshold               int64          // µs: an operation slower than this is slow (baseline mean + 2σ)
+	SlowShare               float64        // the share of slow operations a calm second may have
+}
+
+// Recovery rule parameters.
+const (
+	RecoveryHold   = 5 // seconds that must stay within the bound
+	RecoverySigmas = 2.0
+)
+
+// Impacts computes the impact of every fault of a run.
+func Impacts(r Run) []Impact {
+	d := r.Detail
+	var out []Impact
+	var measureStart, measureEnd time.Duration = -1, -1
+	for _, e := range d.Events {
+		at := e.Time.Sub(d.Start)
+		switch {
+		case e.Kind == "phase_start" && e.Name == measure.PhaseMeasure:
+			measureStart = at
+		case e.Kind == "phase_end" && e.Name == measure.PhaseMeasure:
+			measureEnd = at
+		}
+	}
+	seconds := faultSecondsOf(r.Intervals)
+	// The baseline is the calm before the first fault: a later fault's own
+	// "before" may still be the previous one's aftermath.
+	firstFault := time.Duration(-1)
+	for _, e := range d.Events {
+		if e.Kind == "fault" {
+			firstFault = e.Time.Sub(d.Start)
+			break
+		}
+	}
+	for i, e := range d.Events {
+		if e.Kind != "fault" || strings.HasSuffix(e.Name, "_end") {
+			continue
+		}
+		im := Impact{Fault: strings.TrimSuffix(e.Name, "_start"), Detail: e.Detail, Outcome: e.Outcome, Start: e.Time.Sub(d.Start)}
+		im.End = im.Start
+		if strings.HasSuffix(e.Name, "_start") {
+			for _, f := range d.Events[i+1:] {
+				if f.Kind == "fault" && f.Name == im.Fault+"_end" {
+					im.End = f.Time.Sub(d.Start)
+					break
+				}
+			}
+		}
+		next := measureEnd
+		for _, f := range d.Events[i+1:] {
+			if f.Kind == "fault" && !strings.HasSuffix(f.Name, "_end") {
+				next = f.Time.Sub(d.Start)
+				break
+			}
+		}
+		if next < 0 {
+			next = lastEnd(seconds)
+		}
+		from := measureStart
+		if from < 0 {
+			from = 0
+		}
+		// The fault's own second(s): at least one, so an instant kill has
+		// a window of what followed it directly.
+		duringEnd := max(im.End, im.Start+time.Second)
+		im.Baseline = window(seconds, from, firstFault)
+		im.During = window(seconds, im.Start, duringEnd)
+		im.After = window(seconds, duringEnd, next)
+		im.ThroughputChangePct = changePct(im.Baseline.Throughput, im.During.Throughput)
+		im.P99ChangePct = changePct(float64(im.Baseline.P99), float64(im.During.P99))
+		im.Threshold, im.SlowShare, im.Recovery, im.UnavailableS = recovery(seconds, from, firstFault, im.Start, next)
+		out = append(out, im)
+	}
+	return out
+}
+
+// faultSecond is one stored interval with its operations merged.
+type faultSecond struct {
+	from, to    time.Duration
+	ops, errors int64
+	p99         int64
+	hist        *hdr.Histogram
+}
+
+// faultSecondsOf merges each measure interval's operation rows.
+func faultSecondsOf(rows []results.IntervalRow) []faultSecond {
+	var out []faultSecond
+	idx := map[time.Duration]int{}
+	for _, r := range rows {
+		if r.Phase != measure.PhaseMeasure {
+			continue
+		}
+		i, ok := idx[r.T]
+		if !ok {
+			i = len(out)
+			idx[r.T] = i
+			out = append(out, faultSecond{from: r.T - r.Length, to: r.T})
+		}
+		s := &out[i]
+		if r.Op == measure.OverallOp {
+			// A lost compare-and-swap or a missing key is the workload's
+			// doing, not the fault's: only the other classes count.
+			s.ops, s.errors, s.p99 = r.Count, r.Errors-r.Classes["conflict"]-r.Classes["not_found"], r.P99US
+			continue
+		}
+		if h, err := r.Histogram(); err == nil && h != nil {
+			if s.hist == nil {
+				s.hist = measure.NewHistogram()
+			}
+			s.hist.Merge(h)
+		}
+	}
+	return out
+}
+
+func lastEnd(ss []faultSecond) time.Duration {
+	if len(ss) == 0 {
+		return 0
+	}
+	return ss[len(ss)-1].to
+}
+
+// window merges the seconds that lie mostly within [from, to).
+func window(ss []faultSecond, from, to time.Duration) Window {
+	w := Window{From: from, To: to}
+	h := measure.NewHistogram()
+	var secs float64
+	for _, s := range ss {
+		mid := s.from + (s.to-s.from)/2
+		if mid < from || mid >= to {
+			continue
+		}
+		w.Ops += s.ops
+		w.Errors += s.errors
+		secs += (s.to - s.from).Seconds()
+		if s.hist != nil {
+			h.Merge(s.hist)
+		}
+	}
+	if secs > 0 {
+		w.Throughput = float64(w.Ops-w.Errors) / secs
+	}
+	st := measure.StatsOf(h)
+	w.P50, w.P95, w.P99, w.Max = st.P50, st.P95, st.P99, st.Max
+	return w
+}
+
+func changePct(base, v float64) float64 {
+	if base == 0 {
+		return 0
+	}
+	return 100 * (v - base) / base
+}
+
+// recovery applies the rule of Impact to the seconds from the fault on.
+func recovery(ss []faultSecond, from, calmEnd, start, end time.Duration) (threshold int64, allowed float64, rec *time.Duration, unavailable int) {
+	base := measure.NewHistogram()
+	for _, s := range ss {
+		if s.from >= from && s.to <= calmEnd && s.hist != nil {
+			base.Merge(s.hist)
+		}
+	}
+	threshold = int64(math.Ceil(base.Mean() + RecoverySigmas*base.StdDev()))
+	allowed = max(2*slowShare(base, threshold), 0.01)
+	held := 0
+	var since time.Duration
+	for _, s := range ss {
+		if s.to <= start || s.from >= end {
+			continue
+		}
+		if s.ops-s.errors <= 0 {
+			unavailable++
+		}
+		good := s.ops > 0 && s.errors == 0 && s.hist != nil && slowShare(s.hist, threshold) <= allowed
+		switch {
+		case !good:
+			held = 0
+		case held == 0:
+			since, held = s.from, 1
+		default:
+			held++
+		}
+		if held == RecoveryHold && rec == nil {
+			r := max(since-start, 0)
+			rec = &r
+		}
+	}
+	return threshold, allowed, rec, unavailable
+}
+
+// slowShare is the share of a histogram's values above t.
+func slowShare(h *hdr.Histogram, t int64) float64 {
+	if h == nil || h.TotalCount() == 0 {
+		return 0
+	}
+	var slow int64
+	for _, b := range h.Distribution() {
+		if b.From > t {
+			slow += b.Count
+		}
+	}
+	return float64(slow) / float64(h.TotalCount())
+}
+
+func meanSD(v []float64) (float64, float64) {
+	if len(v) == 0 {
+		return 0, 0
+	}
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	mean := sum / float64(len(v))
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)))
+}

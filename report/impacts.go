@@ -1,0 +1,36 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/dbrig/dbrig/analysis"
+	"github.com/dbrig/dbrig/format"
+)
+
+// Impacts prints what each fault cost: response-time p99 and throughput
+// before, during and after it, seconds without a successful operation, and
+// the time to recover (or that it did not).
+func Impacts(w io.Writer, ims []analysis.Impact) error {
+	if len(ims) == 0 {
+		return nil
+	}
+	ew := &errWriter{w: w}
+	t := &table{}
+	t.add("fault", "at", "p99 before", "during", "after", "ops/s before", "during", "change", "unavailable", "recovery")
+	for _, im := range ims {
+		rec := "not recovered"
+		if im.Recovery != nil {
+			rec = format.Elapsed(*im.Recovery)
+		}
+		t.add(im.Fault, format.Elapsed(im.Start), format.MicrosInt(im.Baseline.P99), format.MicrosInt(im.During.P99), format.MicrosInt(im.After.P99),
+			format.Rate(im.Baseline.Throughput), format.Rate(im.During.Throughput), fmt.Sprintf("%+.0f%%", im.ThroughputChangePct),
+			format.Int(int64(im.UnavailableS))+" s", rec)
+	}
+	ew.printf("\nfaults and what they cost (per-second resolution; recovery: %d s in a row without errors and p99 within the baseline's mean + %.0fσ):\n", analysis.RecoveryHold, analysis.RecoverySigmas)
+	ew.table(t, "  ")
+	for _, im := range ims {
+		ew.printf("  %s: %s (%s)\n", im.Fault, im.Detail, im.Outcome)
+	}
+	return ew.err
+}
