@@ -29,7 +29,7 @@ type observers struct {
 	hdr  *measure.LogWriter
 	hdrF *outfile.File
 
-	emitMu sync.Mutex // the runner and the fault injector both emit
+	emitMu    sync.Mutex      // the runner and the fault injector both emit
 	onMeasure func(time.Time) // called when the measure phase starts (faults count from it)
 
 	mu     sync.Mutex // err and warned: the metrics sampler fails from its own goroutine
