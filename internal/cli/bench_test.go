@@ -176,7 +176,7 @@ func TestEtcdFaults(t *testing.T) {
 	bench := func(scenario string) (impact, string) {
 		store := filepath.Join(t.TempDir(), "r.db")
 		code, out, errOut := dbrig(t, context.Background(), "bench", example, "--store", store, "--quiet", "--json",
-			"--set", "duration=14s", "--set", "records=2000", "--set", "scenario="+scenario)
+			"--set", "duration=14s", "--set", "records=2000", "--set", "rate=200", "--set", "scenario="+scenario)
 		if code != 0 {
 			t.Fatalf("exit %d\n%s", code, errOut)
 		}
