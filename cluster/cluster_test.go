@@ -2,8 +2,8 @@ package cluster
 
 import (
 	"bufio"
-	"database/sql"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net"
