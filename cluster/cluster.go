@@ -3,7 +3,7 @@
 // and tears it down always: at Down, on an error during Up, when Up's
 // context is done, and (on Linux) when dbrig itself dies, even by SIGKILL.
 //
-// A Recipe (Etcd, Redis, Postgres) lays the nodes out in stages; Up starts
+// A Recipe (Etcd, Redis, Postgres, MariaDB, Hazelcast) lays the nodes out in stages; Up starts
 // the stages in order and returns once every node passed its client-level
 // readiness check. A State file lets a later process find and stop the
 // cluster by PID.
