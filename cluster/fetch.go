@@ -54,6 +54,9 @@ func fetchMavenJar(ctx context.Context, path, url string) (fetched bool, err err
 			return false, nil
 		}
 	}
+	if local := mavenLocal(url); local != "" && copyIfMatches(local, path) {
+		return false, nil
+	}
 	sum, err := httpGet(ctx, url+".sha1", 1<<10, io.Discard)
 	if err != nil {
 		return false, &FetchError{URL: url + ".sha1", Err: err}
@@ -91,6 +94,41 @@ func fetchMavenJar(ctx context.Context, path, url string) (fetched bool, err err
 		return false, fmt.Errorf("cluster: %w", err)
 	}
 	return true, nil
+}
+
+// mavenLocal is where Maven's own local repository (~/.m2/repository)
+// keeps the file at url, or "" when there is no home.
+func mavenLocal(url string) string {
+	home, err := os.UserHomeDir()
+	rel, ok := strings.CutPrefix(url, mavenCentral+"/")
+	if err != nil || !ok {
+		return ""
+	}
+	return filepath.Join(home, ".m2", "repository", filepath.FromSlash(rel))
+}
+
+// copyIfMatches copies the jar at src (with its src.sha1, as Maven keeps
+// them) to path when it matches that SHA-1: a jar Maven fetched before
+// needs no network.
+func copyIfMatches(src, path string) bool {
+	want, err := os.ReadFile(src + ".sha1")
+	if err != nil {
+		return false
+	}
+	if got, err := fileSHA1(src); err != nil || got != sha1Field(want) {
+		return false
+	}
+	b, err := os.ReadFile(src)
+	if err != nil || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return false
+	}
+	tmp := path + ".copy"
+	if os.WriteFile(tmp, b, 0o644) != nil || os.WriteFile(path+".sha1", []byte(sha1Field(want)+"\n"), 0o644) != nil ||
+		os.Rename(tmp, path) != nil {
+		os.Remove(tmp)
+		return false
+	}
+	return true
 }
 
 // httpGet copies url's body to w (at most limit bytes) and returns the body
