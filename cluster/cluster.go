@@ -3,7 +3,7 @@
 // and tears it down always: at Down, on an error during Up, when Up's
 // context is done, and (on Linux) when dbrig itself dies, even by SIGKILL.
 //
-// A Recipe (Etcd, Redis, Postgres) lays the nodes out in stages; Up starts
+// A Recipe (Etcd, Redis, Postgres, MariaDB, Hazelcast) lays the nodes out in stages; Up starts
 // the stages in order and returns once every node passed its client-level
 // readiness check. A State file lets a later process find and stop the
 // cluster by PID.
@@ -35,7 +35,8 @@ type Options struct {
 	// Ports fixes ports by "node.name" (e.g. "etcd1.client"); any other
 	// port is a free one on 127.0.0.1.
 	Ports map[string]int
-	// ReadyTimeout bounds each stage's wait for readiness (default 30s).
+	// ReadyTimeout bounds each stage's wait for readiness (default: the
+	// stage's own, else 30s).
 	ReadyTimeout time.Duration
 	// StopGrace is how long a node may take to stop after its stop signal
 	// before it is killed (default 10s).
@@ -50,9 +51,12 @@ type Options struct {
 	Detached bool
 }
 
-func (o Options) readyTimeout() time.Duration {
+func (o Options) readyTimeout(st Stage) time.Duration {
 	if o.ReadyTimeout > 0 {
 		return o.ReadyTimeout
+	}
+	if st.ReadyTimeout > 0 {
+		return st.ReadyTimeout
 	}
 	return 30 * time.Second
 }
@@ -171,7 +175,7 @@ func (c *Cluster) startStage(ctx context.Context, i int, st Stage) error {
 			return err
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.opts.readyTimeout())
+	ctx, cancel := context.WithTimeout(ctx, c.opts.readyTimeout(st))
 	defer cancel()
 	c.mu.Lock()
 	var ps []*proc

@@ -3,9 +3,13 @@ package cluster
 import (
 	"bufio"
 	"context"
+	"crypto/sha1"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -408,4 +412,89 @@ func TestPostgresPrimaryReplica(t *testing.T) {
 	}
 	t.Logf("primary tree: %d processes, rss %d, fds %d", samples[0].Procs, samples[0].RSS, samples[0].FDs)
 	down(t, c)
+}
+
+func TestMariaDB(t *testing.T) {
+	c := up(t, MariaDB{Settings: map[string]string{"innodb-flush-log-at-trx-commit": "2"}}, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	db, err := sql.Open("mysql", c.Props()["mysql.dsn"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// User dbrig owns database dbrig, and the setting reached the server.
+	if _, err := db.ExecContext(ctx, "CREATE TABLE t (k VARCHAR(10) PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	var v string
+	if err := db.QueryRowContext(ctx, "SELECT @@innodb_flush_log_at_trx_commit").Scan(&v); err != nil || v != "2" {
+		t.Fatalf("innodb_flush_log_at_trx_commit = %q (%v), want 2", v, err)
+	}
+	if n := c.Nodes()[0]; n.Version == "" || !strings.HasPrefix(c.Props()["mysql.dsn"], "dbrig:") {
+		t.Errorf("node %+v, props %v", n, c.Props())
+	}
+	db.Close()
+	down(t, c)
+}
+
+func TestHazelcastMembers(t *testing.T) {
+	c := up(t, Hazelcast{Members: 3}, Options{})
+	props := c.Props()
+	if len(c.Nodes()) != 3 || len(strings.Split(props["hazelcast.addrs"], ",")) != 3 || !strings.HasPrefix(props["hazelcast.cluster"], "dbrig-") {
+		t.Fatalf("nodes %v, props %v", c.Nodes(), props)
+	}
+	// The client-level check again, from outside: a client of the named
+	// cluster sees all three members.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := hazelcastClientSees(ctx, props["hazelcast.cluster"], strings.Split(props["hazelcast.addrs"], ","), 3); err != nil {
+		t.Fatal(err)
+	}
+	down(t, c)
+}
+
+// A cached jar that matches its .sha1 is used without network; a download
+// is checked against Maven Central's SHA-1 and lands atomically.
+func TestFetchMavenJar(t *testing.T) {
+	const body = "not really a jar"
+	sum := fmt.Sprintf("%x", sha1.Sum([]byte(body)))
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/bad.jar.sha1"):
+			fmt.Fprintln(w, strings.Repeat("0", 40))
+		case strings.HasSuffix(r.URL.Path, ".sha1"):
+			fmt.Fprintln(w, sum)
+		default:
+			fmt.Fprint(w, body)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.jar")
+	ctx := context.Background()
+	if fetched, err := fetchMavenJar(ctx, path, srv.URL+"/x.jar"); err != nil || !fetched {
+		t.Fatalf("first fetch: %v %v", fetched, err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != body {
+		t.Fatalf("jar %q", b)
+	}
+	before := hits
+	if fetched, err := fetchMavenJar(ctx, path, srv.URL+"/x.jar"); err != nil || fetched || hits != before {
+		t.Fatalf("cached: fetched %v, err %v, %d requests", fetched, err, hits-before)
+	}
+	bad := filepath.Join(dir, "bad.jar")
+	_, err := fetchMavenJar(ctx, bad, srv.URL+"/bad.jar")
+	var fe *FetchError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "SHA-1") {
+		t.Fatalf("bad checksum: %v", err)
+	}
+	if _, err := os.Stat(bad); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a jar failing its checksum was kept: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".download-*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
 }

@@ -81,3 +81,6 @@ func tailLines(path string, n int) []string {
 	}
 	return lines
 }
+
+// LogTail returns the last n lines of a node's log (from its last 64 KiB).
+func LogTail(path string, n int) []string { return tailLines(path, n) }

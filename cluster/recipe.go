@@ -15,7 +15,7 @@ import (
 // A Recipe knows one system: how to lay out its nodes in stages, how to
 // tell each is ready through the system's own client, and which driver
 // properties reach the result. One file per recipe (etcd.go, redis.go,
-// postgres.go).
+// postgres.go, mariadb.go, hazelcast.go).
 type Recipe interface {
 	// System names the system ("etcd", "redis", "postgres").
 	System() string
@@ -41,6 +41,9 @@ type Stage struct {
 	// its leadership to a live member first; with all members stopping at
 	// once it waits out a timeout (7s) for members that are gone.
 	StopOneByOne bool
+	// ReadyTimeout is how long the stage may take to become ready when
+	// Options.ReadyTimeout does not say (default 30s): JVMs start slowly.
+	ReadyTimeout time.Duration
 }
 
 // NodeSpec is how one node is started, checked and stopped.

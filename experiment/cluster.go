@@ -22,9 +22,21 @@ type ClusterPlan struct {
 	Keep   bool // keep the data directories
 }
 
-// recipes are the local clusters dbrig can start, by the name an experiment
-// file gives (system.cluster.recipe); each names the driver that speaks to it.
-var recipeDrivers = map[string]string{"etcd": "etcd", "redis": "redis", "postgres": "postgres"}
+// recipeDrivers are the local clusters dbrig can start, by the name an
+// experiment file gives (system.cluster.recipe); each names the driver that
+// speaks to it.
+var recipeDrivers = map[string]string{"etcd": "etcd", "redis": "redis", "postgres": "postgres",
+	"mariadb": "mysql", "mysql": "mysql", "hazelcast": "hazelcast"}
+
+// Recipes lists the recipe names, sorted.
+func Recipes() []string {
+	known := make([]string, 0, len(recipeDrivers))
+	for k := range recipeDrivers {
+		known = append(known, k)
+	}
+	sort.Strings(known)
+	return known
+}
 
 // clusterPlan turns an experiment file's system.cluster into a recipe,
 // refusing options the system does not have, with the file's positions.
@@ -39,31 +51,68 @@ func clusterPlan(e spec.Experiment) (*ClusterPlan, error) {
 	}
 	drv, ok := recipeDrivers[name]
 	if !ok {
-		known := make([]string, 0, len(recipeDrivers))
-		for k := range recipeDrivers {
-			known = append(known, k)
-		}
-		sort.Strings(known)
-		return nil, e.Errorf("system.cluster.recipe", "no local cluster recipe %q (expected one of %v; mariadb and hazelcast are next)", name, known)
+		return nil, e.Errorf("system.cluster.recipe", "no local cluster recipe %q (expected one of %v)", name, Recipes())
 	}
 	if drv != e.System.Driver {
 		return nil, e.Errorf("system.driver", "%q cannot drive a %s cluster (expected driver %s)", e.System.Driver, name, drv)
 	}
+	given := func(key string) bool { _, ok := e.Position("system.cluster." + key); return ok }
 	refuse := func(key, why string) error { return e.Errorf("system.cluster."+key, "%s", why) }
-	_, hasNodes := e.Position("system.cluster.nodes")
-	p := &ClusterPlan{Keep: c.Keep}
+	r, err := recipe(name, *c, given, refuse)
+	if err != nil {
+		return nil, err
+	}
+	return &ClusterPlan{Recipe: r, Keep: c.Keep}, nil
+}
+
+// ClusterRecipe is the recipe name with options c, as `dbrig cluster up
+// RECIPE --nodes N …` gives them: given tells which options were set (by
+// their key: nodes, replicas, sentinels, binary, config). It returns the
+// recipe and the driver that speaks to it; bad input is an *InputError
+// naming the flag.
+func ClusterRecipe(name string, c spec.Cluster, given func(key string) bool) (cluster.Recipe, string, error) {
+	drv, ok := recipeDrivers[name]
+	if !ok {
+		return nil, "", &InputError{Err: fmt.Errorf("no local cluster recipe %q (expected one of %v)", name, Recipes())}
+	}
+	refuse := func(key, why string) error { return &InputError{Err: fmt.Errorf("--%s: %s", key, why)} }
+	r, err := recipe(name, c, given, refuse)
+	return r, drv, err
+}
+
+// FileCluster is the local cluster an experiment file describes (its first
+// run's, when a matrix makes several) and the driver that speaks to it.
+func FileCluster(path string, sets []string) (*ClusterPlan, string, error) {
+	exps, err := spec.ReadExperiment(path, sets)
+	if err != nil {
+		return nil, "", input(err)
+	}
+	e := exps[0]
+	if e.System.Cluster == nil {
+		return nil, "", &InputError{Err: e.Errorf("system", "no system.cluster: the file runs against an embedded or external system")}
+	}
+	p, err := clusterPlan(e)
+	if err != nil {
+		return nil, "", input(err)
+	}
+	return p, e.System.Driver, nil
+}
+
+// recipe builds the recipe name with c's options, refusing (through refuse,
+// by option key) the options the system does not have.
+func recipe(name string, c spec.Cluster, given func(key string) bool, refuse func(key, why string) error) (cluster.Recipe, error) {
 	switch name {
 	case "etcd":
-		if c.Replicas > 0 || c.Sentinels > 0 {
-			return nil, refuse("replicas", "etcd has members, not replicas or sentinels: give nodes")
+		if k := firstGiven(given, "replicas", "sentinels"); k != "" {
+			return nil, refuse(k, "etcd has members, not replicas or sentinels: give nodes")
 		}
 		r := cluster.Etcd{Members: c.Nodes, Binary: c.Binary}
 		for _, k := range sortedKeys(c.Config) {
 			r.Args = append(r.Args, fmt.Sprintf("--%s=%s", k, c.Config[k]))
 		}
-		p.Recipe = r
+		return r, nil
 	case "redis":
-		if hasNodes {
+		if given("nodes") {
 			return nil, refuse("nodes", "redis has a primary and replicas: give replicas (and sentinels), not nodes")
 		}
 		if c.Sentinels > 0 && c.Sentinels < 3 {
@@ -73,10 +122,10 @@ func clusterPlan(e spec.Experiment) (*ClusterPlan, error) {
 		for _, k := range sortedKeys(c.Config) {
 			r.Config = append(r.Config, k+" "+c.Config[k])
 		}
-		p.Recipe = r
+		return r, nil
 	case "postgres":
-		if hasNodes || c.Sentinels > 0 {
-			return nil, refuse("nodes", "postgres has a primary and streaming replicas: give replicas")
+		if k := firstGiven(given, "nodes", "sentinels"); k != "" {
+			return nil, refuse(k, "postgres has a primary and streaming replicas: give replicas")
 		}
 		r := cluster.Postgres{Replicas: c.Replicas, Settings: c.Config}
 		if c.Binary != "" {
@@ -87,9 +136,30 @@ func clusterPlan(e spec.Experiment) (*ClusterPlan, error) {
 				r.BinDir = filepath.Dir(c.Binary)
 			}
 		}
-		p.Recipe = r
+		return r, nil
+	case "mariadb", "mysql":
+		if k := firstGiven(given, "nodes", "replicas", "sentinels"); k != "" {
+			return nil, refuse(k, "the "+name+" recipe is one server: replication is not there yet (give binary and config only)")
+		}
+		return cluster.MariaDB{Binary: c.Binary, Settings: c.Config}, nil
+	case "hazelcast":
+		if k := firstGiven(given, "replicas", "sentinels"); k != "" {
+			return nil, refuse(k, "hazelcast has members, not replicas or sentinels: give nodes")
+		}
+		// binary is the Hazelcast jar: another version side by side.
+		return cluster.Hazelcast{Members: c.Nodes, Jar: c.Binary, Settings: c.Config}, nil
 	}
-	return p, nil
+	return nil, refuse("recipe", fmt.Sprintf("no local cluster recipe %q (expected one of %v)", name, Recipes()))
+}
+
+// firstGiven is the first of keys that was given, or "".
+func firstGiven(given func(string) bool, keys ...string) string {
+	for _, k := range keys {
+		if given(k) {
+			return k
+		}
+	}
+	return ""
 }
 
 // up stands the cluster up and points the plan's driver at it.

@@ -290,6 +290,14 @@ func describeRecipe(r cluster.Recipe) string {
 		return fmt.Sprintf("redis primary + %d replicas + %d sentinels", r.Replicas, r.Sentinels)
 	case cluster.Postgres:
 		return fmt.Sprintf("postgres primary + %d streaming replicas", r.Replicas)
+	case cluster.MariaDB:
+		return "mariadb, one server"
+	case cluster.Hazelcast:
+		n := r.Members
+		if n == 0 {
+			n = 3
+		}
+		return fmt.Sprintf("hazelcast × %d members", n)
 	}
 	return r.System()
 }

@@ -40,6 +40,8 @@ func TestClusterExamplesRun(t *testing.T) {
 		{"etcd-cluster.yaml", "etcd", 3},
 		{"redis-sentinel.yaml", "redis-server", 5},
 		{"postgres-replica.yaml", "postgres", 2},
+		{"mariadb.yaml", "mariadbd", 1},
+		{"hazelcast-cluster.yaml", "java", 3},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			needBinary(t, tc.binary)
