@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -53,7 +52,8 @@ const (
 	RecoverySigmas = 2.0
 )
 
-// Impacts computes the impact of every fault of a run.
+// Impacts computes the impact of every fault of a run: events of kind fault
+// (instant) or fault_start … fault_end (lasting, same name).
 func Impacts(r Run) []Impact {
 	d := r.Detail
 	var out []Impact
@@ -71,21 +71,22 @@ func Impacts(r Run) []Impact {
 	// The baseline is the calm before the first fault: a later fault's own
 	// "before" may still be the previous one's aftermath.
 	firstFault := time.Duration(-1)
+	isStart := func(e results.Event) bool { return e.Kind == "fault" || e.Kind == "fault_start" }
 	for _, e := range d.Events {
-		if e.Kind == "fault" {
+		if isStart(e) {
 			firstFault = e.Time.Sub(d.Start)
 			break
 		}
 	}
 	for i, e := range d.Events {
-		if e.Kind != "fault" || strings.HasSuffix(e.Name, "_end") {
+		if !isStart(e) {
 			continue
 		}
-		im := Impact{Fault: strings.TrimSuffix(e.Name, "_start"), Detail: e.Detail, Outcome: e.Outcome, Start: e.Time.Sub(d.Start)}
+		im := Impact{Fault: e.Name, Detail: e.Detail, Outcome: e.Outcome, Start: e.Time.Sub(d.Start)}
 		im.End = im.Start
-		if strings.HasSuffix(e.Name, "_start") {
+		if e.Kind == "fault_start" {
 			for _, f := range d.Events[i+1:] {
-				if f.Kind == "fault" && f.Name == im.Fault+"_end" {
+				if f.Kind == "fault_end" && f.Name == e.Name {
 					im.End = f.Time.Sub(d.Start)
 					break
 				}
@@ -93,7 +94,7 @@ func Impacts(r Run) []Impact {
 		}
 		next := measureEnd
 		for _, f := range d.Events[i+1:] {
-			if f.Kind == "fault" && !strings.HasSuffix(f.Name, "_end") {
+			if isStart(f) {
 				next = f.Time.Sub(d.Start)
 				break
 			}

@@ -75,8 +75,8 @@ func TestImpactOfALastingFault(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	d := &results.RunDetail{Events: []results.Event{
 		{Time: t0, Kind: "phase_start", Name: measure.PhaseMeasure},
-		{Time: t0.Add(3 * time.Second), Kind: "fault", Name: "pause-1_start"},
-		{Time: t0.Add(5 * time.Second), Kind: "fault", Name: "pause-1_end", Outcome: "healed"},
+		{Time: t0.Add(3 * time.Second), Kind: "fault_start", Name: "pause-1"},
+		{Time: t0.Add(5 * time.Second), Kind: "fault_end", Name: "pause-1", Outcome: "healed"},
 	}}
 	d.Start = t0
 	im := Impacts(Run{Detail: d})[0]

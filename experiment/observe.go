@@ -98,7 +98,7 @@ func (o *observers) Event(ev run.Event) {
 			o.onMeasure(ev.Time)
 		}
 	}
-	if ev.Kind == EventFault {
+	if ev.Kind == EventFault || ev.Kind == EventFaultStart || ev.Kind == EventFaultEnd {
 		o.out.Faults = append(o.out.Faults, ev)
 	}
 	if o.then != nil {

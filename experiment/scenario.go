@@ -25,10 +25,14 @@ type Injection struct {
 	For    time.Duration // pause: until healed (0: instantaneous)
 }
 
-// EventFault is the kind of the events faults emit. An instantaneous fault
-// (kill, stop) is one event NAME; one that lasts (pause) is NAME_start and
-// NAME_end, which reports draw as a band.
-const EventFault = "fault"
+// Kinds of the events faults emit: an instantaneous fault (kill, stop) is
+// one event of kind fault; one that lasts (pause) is fault_start and
+// fault_end with the same name, which reports draw as a band.
+const (
+	EventFault      = "fault"
+	EventFaultStart = "fault_start"
+	EventFaultEnd   = "fault_end"
+)
 
 // knownTargets are the roles a scenario may name besides node names; the
 // cluster checks a target against its live nodes when the fault fires.
@@ -147,9 +151,9 @@ func (in *injector) run(ctx context.Context) {
 func (in *injector) fire(ctx context.Context, inj Injection) {
 	actx := context.WithoutCancel(ctx) // a fault under way is finished, also at the end of the run
 	lasts := inj.For > 0
-	name := inj.Name
+	name, kind := inj.Name, EventFault
 	if lasts {
-		name += "_start"
+		kind = EventFaultStart
 	}
 	nodes, err := in.c.Resolve(actx, inj.Target)
 	if err != nil {
@@ -171,7 +175,7 @@ func (in *injector) fire(ctx context.Context, inj Injection) {
 	if err != nil {
 		outcome = "failed: " + err.Error()
 	}
-	in.emit(run.Event{Time: requested, Kind: EventFault, Name: name, Detail: detail, Outcome: outcome})
+	in.emit(run.Event{Time: requested, Kind: kind, Name: name, Detail: detail, Outcome: outcome})
 	if !lasts || err != nil {
 		return
 	}
@@ -188,6 +192,6 @@ func (in *injector) fire(ctx context.Context, inj Injection) {
 		if err := inj.Fault.Heal(hctx, pids); err != nil && !errors.Is(err, inject.ErrNoHeal) {
 			outcome = "failed: " + err.Error()
 		}
-		in.emit(run.Event{Time: time.Now(), Kind: EventFault, Name: inj.Name + "_end", Detail: detail, Outcome: outcome})
+		in.emit(run.Event{Time: time.Now(), Kind: EventFaultEnd, Name: inj.Name, Detail: detail, Outcome: outcome})
 	}()
 }

@@ -126,6 +126,15 @@ type runView struct {
 	Spec         string
 	Command      string
 	Nodes        []results.Node
+	Impacts      []impactRow
+}
+
+// impactRow is one fault's cost, formatted.
+type impactRow struct {
+	Fault, At, Detail, Outcome     string
+	Before, During, After          string // p99
+	TputBefore, TputDuring, Change string
+	Unavailable, Recovery          string
 }
 
 type sumRow struct {
@@ -215,6 +224,16 @@ func runViewOf(rd analysis.Run) runView {
 	d := rd.Detail
 	rv := runView{ID: d.ID, Status: d.DisplayStatus(), Message: d.Message, SummaryNote: rd.SummaryNote,
 		Spec: d.Info.Spec, Command: d.Info.Command, Nodes: rd.Nodes}
+	for _, im := range analysis.Impacts(rd) {
+		rec := "not recovered"
+		if im.Recovery != nil {
+			rec = format.Elapsed(*im.Recovery)
+		}
+		rv.Impacts = append(rv.Impacts, impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
+			Before: format.MicrosInt(im.Baseline.P99), During: format.MicrosInt(im.During.P99), After: format.MicrosInt(im.After.P99),
+			TputBefore: format.Rate(im.Baseline.Throughput), TputDuring: format.Rate(im.During.Throughput),
+			Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: fmt.Sprintf("%d s", im.UnavailableS), Recovery: rec})
+	}
 	rv.Label = fmt.Sprintf("#%d %s", d.ID, d.System)
 	if d.Name != "" {
 		rv.Label = fmt.Sprintf("#%d %s", d.ID, d.Name)

@@ -248,10 +248,19 @@ func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOut
 				doc.Nodes = append(doc.Nodes, nodeJSON{RunID: id, Name: n.Name, Role: n.Role, PID: n.PID, Ports: n.Ports, Version: n.Version})
 			}
 			t0 := o.Outcome.PhaseStarts["measure"]
-			for _, ev := range o.Outcome.Faults {
-				ms := ev.Time.Sub(t0).Milliseconds()
-				doc.Events = append(doc.Events, eventJSON{RunID: id, Kind: ev.Kind, Name: ev.Name, Target: ev.Detail,
-					StartMS: ms, EndMS: ms, Outcome: ev.Outcome, Detail: ev.Detail})
+			for i, ev := range o.Outcome.Faults {
+				if ev.Kind == experiment.EventFaultEnd {
+					continue // joined to its start below
+				}
+				start := ev.Time.Sub(t0).Milliseconds()
+				j := eventJSON{RunID: id, Kind: "fault", Name: ev.Name, Target: ev.Detail, StartMS: start, EndMS: start, Outcome: ev.Outcome, Detail: ev.Detail}
+				for _, end := range o.Outcome.Faults[i+1:] {
+					if ev.Kind == experiment.EventFaultStart && end.Kind == experiment.EventFaultEnd && end.Name == ev.Name {
+						j.EndMS, j.Outcome = end.Time.Sub(t0).Milliseconds(), ev.Outcome+", "+end.Outcome
+						break
+					}
+				}
+				doc.Events = append(doc.Events, j)
 			}
 			for _, im := range impacts[id] {
 				j := impactJSON{RunID: id, Fault: im.Fault, Target: im.Detail, StartMS: im.Start.Milliseconds(), EndMS: im.End.Milliseconds(),

@@ -198,9 +198,12 @@ func TestEtcdFaults(t *testing.T) {
 			t.Fatalf("impacts %+v, runs %+v\n%s", doc.Impacts, doc.Runs, errOut)
 		}
 		for _, ev := range doc.Events {
-			if ev.Outcome != "injected" && ev.Outcome != "healed" {
+			if ev.Outcome != "injected" && ev.Outcome != "injected, healed" {
 				t.Errorf("fault event %s: %s", ev.Name, ev.Outcome)
 			}
+		}
+		if len(doc.Events) != 1 {
+			t.Errorf("%d fault events, want 1: %+v", len(doc.Events), doc.Events)
 		}
 		return doc.Impacts[0], errOut
 	}
