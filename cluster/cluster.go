@@ -267,6 +267,12 @@ func waitReady(ctx context.Context, p *proc, stage string, check func(context.Co
 }
 
 func (c *Cluster) startNode(ctx context.Context, stage int, st Stage, ns *NodeSpec) error {
+	return c.spawnNode(ctx, stage, st, ns, true)
+}
+
+// spawnNode starts one node; setup says whether to run its one-time Setup
+// (initdb and the like), which a restart on the same data dir skips.
+func (c *Cluster) spawnNode(ctx context.Context, stage int, st Stage, ns *NodeSpec, setup bool) error {
 	fail := func(err error) error {
 		return &NotReadyError{Node: ns.Name, Stage: st.Name, Log: ns.Log, LogTail: tailLines(ns.Log, 20), Err: err}
 	}
@@ -294,7 +300,7 @@ func (c *Cluster) startNode(ctx context.Context, stage int, st Stage, ns *NodeSp
 			return fail(err)
 		}
 	}
-	if ns.Setup != nil {
+	if ns.Setup != nil && setup {
 		run := func(ctx context.Context, bin string, args ...string) error {
 			cmd := exec.CommandContext(ctx, bin, args...)
 			cmd.Stdout, cmd.Stderr = logf, logf
@@ -534,3 +540,47 @@ func (c *Cluster) Dir() string { return c.dir }
 
 // System names the system the cluster runs.
 func (c *Cluster) System() string { return c.system }
+
+// Restart starts a node again on its data dir (stopping it first if it
+// still runs) and waits until it is ready, as a fault's heal does after a
+// kill or a stop. The node keeps its name, ports and data; its PID changes.
+func (c *Cluster) Restart(ctx context.Context, name string) (Node, error) {
+	c.mu.Lock()
+	var old *proc
+	for _, p := range c.procs {
+		if p.spec.Name == name {
+			old = p
+		}
+	}
+	c.mu.Unlock()
+	if old == nil {
+		return Node{}, fmt.Errorf("%w %q", ErrNoTarget, name)
+	}
+	select {
+	case <-old.exited:
+	default:
+		if err := c.stopProc(ctx, old); err != nil {
+			return Node{}, err
+		}
+	}
+	st := Stage{Name: "restart " + name, StopOneByOne: old.serial}
+	if err := c.spawnNode(ctx, old.stage, st, old.spec, false); err != nil {
+		return Node{}, err
+	}
+	c.mu.Lock()
+	var p *proc
+	for i, q := range c.procs {
+		if q == old {
+			c.procs = append(c.procs[:i], c.procs[i+1:]...)
+			break
+		}
+	}
+	p = c.procs[len(c.procs)-1]
+	c.mu.Unlock()
+	rctx, cancel := context.WithTimeout(ctx, c.opts.readyTimeout(st))
+	defer cancel()
+	if err := waitReady(rctx, p, st.Name, p.spec.Ready); err != nil {
+		return p.node, err
+	}
+	return p.node, nil
+}

@@ -22,7 +22,7 @@ type Injection struct {
 	Fault  inject.Fault  // what
 	Target string        // a node name or a role, resolved when it fires
 	At     time.Duration // offset into the measure phase
-	For    time.Duration // pause: until healed (0: instantaneous)
+	For    time.Duration // until healed (0: instantaneous): a pause resumes, a killed or stopped node restarts
 }
 
 // Kinds of the events faults emit: an instantaneous fault (kill, stop) is
@@ -69,8 +69,6 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 		switch {
 		case f.Kind == "pause" && f.For <= 0:
 			return nil, bad("for", "a pause needs for: how long the node stays paused")
-		case f.Kind != "pause" && f.For > 0:
-			return nil, bad("for", "%s cannot be undone here (restarting a node comes later): leave out for", f.Kind)
 		case f.Every > 0 && f.Every <= f.For:
 			return nil, bad("every", "%v: a recurring fault must end (for %v) before it starts again", f.Every, f.For)
 		case f.Count > 1 && f.Every == 0:
@@ -189,7 +187,19 @@ func (in *injector) fire(ctx context.Context, inj Injection) {
 		hctx, cancel := context.WithTimeout(actx, 30*time.Second)
 		defer cancel()
 		outcome := "healed"
-		if err := inj.Fault.Heal(hctx, pids); err != nil && !errors.Is(err, inject.ErrNoHeal) {
+		err := inj.Fault.Heal(hctx, pids)
+		if errors.Is(err, inject.ErrNoHeal) {
+			// A killed or stopped node comes back on its data dir, and is
+			// healed when it is ready again (not merely started).
+			err = nil
+			for _, n := range nodes {
+				if _, rerr := in.c.Restart(hctx, n.Name); rerr != nil {
+					err = errors.Join(err, rerr)
+				}
+			}
+			outcome = "healed: restarted and ready"
+		}
+		if err != nil {
 			outcome = "failed: " + err.Error()
 		}
 		in.emit(run.Event{Time: time.Now(), Kind: EventFaultEnd, Name: inj.Name, Detail: detail, Outcome: outcome})
