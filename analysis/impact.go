@@ -31,9 +31,10 @@ type Window struct {
 // histograms: recovery starts at the fault and ends at the first of
 // RecoveryHold consecutive seconds in which no operation failed and no more
 // operations were slow than in the baseline (at most twice its share of
-// slow operations, and at least 1 %). A calm system has a few slow
-// operations every second; "every operation within the bound", taken
-// literally, would call a healthy system at hundreds of ops/s unrecovered.
+// slow operations, and at least 1 %, with room for chance; see calm). A
+// calm system has a few slow operations every second; "every operation
+// within the bound", taken literally, would call a healthy system at
+// hundreds of ops/s unrecovered.
 type Impact struct {
 	Fault, Detail, Outcome  string
 	Start, End              time.Duration // since the run's start; End = Start for a kill
@@ -136,6 +137,9 @@ func faultSecondsOf(rows []results.IntervalRow) []faultSecond {
 		if r.Phase != measure.PhaseMeasure {
 			continue
 		}
+		if r.Length < 500*time.Millisecond {
+			continue // the last, partial interval of a phase: too short to judge
+		}
 		i, ok := idx[r.T]
 		if !ok {
 			i = len(out)
@@ -217,7 +221,7 @@ func recovery(ss []faultSecond, from, calmEnd, start, end time.Duration) (thresh
 		if s.ops-s.errors <= 0 {
 			unavailable++
 		}
-		good := s.ops > 0 && s.errors == 0 && s.hist != nil && slowShare(s.hist, threshold) <= allowed
+		good := s.ops > 0 && s.errors == 0 && s.hist != nil && calm(s.hist, threshold, allowed)
 		switch {
 		case !good:
 			held = 0
@@ -232,6 +236,17 @@ func recovery(ss []faultSecond, from, calmEnd, start, end time.Duration) (thresh
 		}
 	}
 	return threshold, allowed, rec, unavailable
+}
+
+// calm tells whether a second had no more slow operations (above t) than
+// the allowed share lets a calm second have, with room for chance: at a
+// few hundred operations a second, a share of 2 % is 4 ± 2 operations, so
+// the bound is n·p + 3·√(n·p) + 1.
+func calm(h *hdr.Histogram, t int64, allowed float64) bool {
+	n := float64(h.TotalCount())
+	slow := slowShare(h, t) * n
+	expect := n * allowed
+	return slow <= expect+3*math.Sqrt(expect)+1
 }
 
 // slowShare is the share of a histogram's values above t.

@@ -34,6 +34,7 @@ type Experiment struct {
 	Repeat   int          // runs per combination (≥ 1)
 	Matrix   []MatrixPick // the values this combination took, in file order
 	Scenario []Fault      // faults injected while the measure phase runs
+	Verdicts []Verdict    // limits the faults' impact must stay within
 
 	pos map[string]Pos // key path → where its value is
 }
@@ -106,6 +107,54 @@ type Fault struct {
 	Count  int           // recurring: how many times (default 1)
 	Pos    Pos
 	Path   string // key path, e.g. scenario[0], for errors
+}
+
+// Verdict is one limit on what a fault may cost, e.g. "recovery <= 15s":
+// every fault of the run must meet it, or the run fails its verdict.
+type Verdict struct {
+	Metric string  // recovery, unavailable (seconds), p99_change_pct, throughput_change_pct, errors
+	Op     string  // <=, <, >=, >, =
+	Value  float64 // seconds for recovery and unavailable
+	Text   string  // as written
+	Pos    Pos
+}
+
+// verdictMetrics are the figures a verdict may bound; true: a duration.
+var verdictMetrics = map[string]bool{"recovery": true, "unavailable": true, "p99_change_pct": false,
+	"throughput_change_pct": false, "errors": false}
+
+func parseVerdict(text string, p Pos, path string) (Verdict, error) {
+	f := strings.Fields(text)
+	bad := func(format string, args ...any) error {
+		return &FileError{Pos: p, Path: path, Msg: fmt.Sprintf(format, args...)}
+	}
+	if len(f) != 3 {
+		return Verdict{}, bad("%q: expected METRIC OP VALUE, e.g. \"recovery <= 15s\" or \"p99_change_pct <= 300\"", text)
+	}
+	v := Verdict{Metric: f[0], Op: f[1], Text: text, Pos: p}
+	isDur, ok := verdictMetrics[v.Metric]
+	if !ok {
+		return v, bad("%q: unknown metric %q (expected recovery, unavailable, p99_change_pct, throughput_change_pct or errors)", text, v.Metric)
+	}
+	switch v.Op {
+	case "<=", "<", ">=", ">", "=":
+	default:
+		return v, bad("%q: unknown comparison %q (expected <=, <, >=, > or =)", text, v.Op)
+	}
+	if isDur {
+		d, err := time.ParseDuration(f[2])
+		if err != nil {
+			return v, bad("%q: expected a duration such as 15s", text)
+		}
+		v.Value = d.Seconds()
+	} else {
+		x, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			return v, bad("%q: expected a number", text)
+		}
+		v.Value = x
+	}
+	return v, nil
 }
 
 // MatrixPick is one axis of the matrix and the value this combination took.
@@ -465,6 +514,23 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 		},
 		"load":   func(n *yaml.Node, p string) error { return d.load(n, p, &e.Load) },
 		"repeat": d.int(&e.Repeat, 1),
+		"verdict": func(n *yaml.Node, p string) error {
+			if n.Kind != yaml.SequenceNode {
+				return d.errorf(n, p, "expected a list such as [\"recovery <= 15s\", \"p99_change_pct <= 300\"]")
+			}
+			for i, vn := range n.Content {
+				text, err := d.scalar(vn, fmt.Sprintf("%s[%d]", p, i), "a limit such as \"recovery <= 15s\"")
+				if err != nil {
+					return err
+				}
+				v, err := parseVerdict(text, pos(d.file, vn), fmt.Sprintf("%s[%d]", p, i))
+				if err != nil {
+					return err
+				}
+				e.Verdicts = append(e.Verdicts, v)
+			}
+			return nil
+		},
 		"matrix": func(*yaml.Node, string) error { return nil }, // taken out by matrixAxes
 		"scenario": func(n *yaml.Node, p string) error {
 			if n.Kind != yaml.SequenceNode {
@@ -762,7 +828,7 @@ func schemaPaths() []string {
 		"dataset.records", "dataset.load", "dataset.batch",
 		"workload.files", "workload.props",
 		"load.model", "load.clients", "load.rate", "load.arrival", "load.think", "load.warmup",
-		"load.duration", "load.operations", "load.timeout", "load.max_backlog", "load.schedule", "scenario",
+		"load.duration", "load.operations", "load.timeout", "load.max_backlog", "load.schedule", "scenario", "verdict",
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
+	"github.com/dbrig/dbrig/spec"
 )
 
 // benchCmd: dbrig bench FILE.yaml [--dry-run] [--set k=v]… [--json]
@@ -77,6 +78,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	prog.close()
 	interrupted := false
 	impacts := map[int64][]analysis.Impact{}
+	var failedVerdicts []string
 	for _, o := range outs {
 		if o.Outcome == nil {
 			continue
@@ -91,6 +93,12 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 			}
 			impacts[o.Outcome.RunID] = ims
 			report.Impacts(table, ims)
+			for _, j := range analysis.Judge(ims, limitsOf(o.Run.Exp.Verdicts)) {
+				fmt.Fprintf(table, "  verdict %s\n", j)
+				if !j.Pass {
+					failedVerdicts = append(failedVerdicts, fmt.Sprintf("run %d %s", o.Outcome.RunID, j))
+				}
+			}
 		}
 		printStored(table, o.Outcome)
 		interrupted = interrupted || o.Outcome.Status == experiment.StatusInterrupted
@@ -109,6 +117,9 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	}
 	if interrupted {
 		return errInterrupted
+	}
+	if runErr == nil && len(failedVerdicts) > 0 {
+		return fmt.Errorf("%w: %s", errVerdict, strings.Join(failedVerdicts, "; "))
 	}
 	return runErr
 }
@@ -324,4 +335,13 @@ func runImpacts(ctx context.Context, storeAddr string, id int64) ([]analysis.Imp
 		return nil, err
 	}
 	return analysis.Impacts(runs[0]), nil
+}
+
+// limitsOf turns an experiment file's verdicts into analysis limits.
+func limitsOf(vs []spec.Verdict) []analysis.Limit {
+	out := make([]analysis.Limit, len(vs))
+	for i, v := range vs {
+		out[i] = analysis.Limit{Metric: v.Metric, Op: v.Op, Value: v.Value, Text: v.Text}
+	}
+	return out
 }

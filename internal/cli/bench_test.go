@@ -175,12 +175,12 @@ func TestEtcdFaults(t *testing.T) {
 		Errors           int64   `json:"errors"`
 		RecoveryMS       *int64  `json:"recovery_ms"`
 	}
-	bench := func(scenario string) (impact, string) {
+	bench := func(scenario, verdict string, wantCode int) (impact, string) {
 		store := filepath.Join(t.TempDir(), "r.db")
 		code, out, errOut := dbrig(t, context.Background(), "bench", example, "--store", store, "--quiet", "--json",
-			"--set", "duration=14s", "--set", "records=2000", "--set", "rate=200", "--set", "scenario="+scenario)
-		if code != 0 {
-			t.Fatalf("exit %d\n%s", code, errOut)
+			"--set", "duration=14s", "--set", "records=2000", "--set", "rate=200", "--set", "scenario="+scenario, "--set", "verdict="+verdict)
+		if code != wantCode {
+			t.Fatalf("exit %d, want %d\n%s", code, wantCode, errOut)
 		}
 		var doc struct {
 			Impacts []impact `json:"impacts"`
@@ -207,7 +207,7 @@ func TestEtcdFaults(t *testing.T) {
 		}
 		return doc.Impacts[0], errOut
 	}
-	kill, _ := bench("[{name: kill-leader, fault: kill, target: leader, at: 3s}]")
+	kill, _ := bench("[{name: kill-leader, fault: kill, target: leader, at: 3s}]", `["recovery <= 60s"]`, 0)
 	if kill.Fault != "kill-leader" || kill.ThroughputChange > -20 && kill.FaultP99 < 2*kill.BaselineP99 {
 		t.Errorf("killing the leader cost nothing: %+v", kill)
 	}
@@ -218,7 +218,11 @@ func TestEtcdFaults(t *testing.T) {
 	// clients a stall: its requests hang until their timeout. (Measured here
 	// it costs more than the leader kill, whose requests fail fast and are
 	// retried on another member: a gray failure hurts more than a crash.)
-	pause, _ := bench("[{name: pause-follower, fault: pause, target: follower, at: 3s, for: 2s}]")
+	// A verdict it cannot meet fails the bench with exit code 3, runs stored.
+	pause, errOut := bench("[{name: pause-follower, fault: pause, target: follower, at: 3s, for: 2s}]", `["p99_change_pct <= 0"]`, 3)
+	if !strings.Contains(errOut, "verdict failed") || !strings.Contains(errOut, "p99_change_pct <= 0") {
+		t.Errorf("stderr does not name the failed verdict:\n%s", errOut)
+	}
 	if pause.FaultP99 < 2*pause.BaselineP99 {
 		t.Errorf("a 2 s follower pause: %+v; want a latency spike", pause)
 	}

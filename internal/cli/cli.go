@@ -71,6 +71,9 @@ func exitCode(stderr io.Writer, err error) int {
 	case errors.Is(err, errInterrupted):
 		fmt.Fprintln(stderr, "dbrig: interrupted; measured results were stored")
 		return 130
+	case errors.Is(err, errVerdict):
+		fmt.Fprintf(stderr, "dbrig: %v\n", err)
+		return 3
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
 		return 2
@@ -86,6 +89,9 @@ func exitCode(stderr io.Writer, err error) int {
 var (
 	errHelp        = errors.New("help requested")
 	errInterrupted = errors.New("interrupted")
+	// errVerdict: the runs completed and were stored, but a fault cost more
+	// than the experiment's verdict allows (exit code 3, for CI gates).
+	errVerdict = errors.New("verdict failed")
 )
 
 func usage(w io.Writer, cmds map[string]command) {
