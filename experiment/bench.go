@@ -118,7 +118,7 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 		Driver: e.System.Driver, PropFiles: e.Workload.Files,
 		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.Think,
 		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Seed,
-		SkipLoad: !e.Dataset.Load, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry, Cluster: cp,
+		SkipLoad: !e.Dataset.Load, Recreate: e.Dataset.Recreate, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry, Cluster: cp,
 		Name:    strings.TrimSpace(name + " " + label),
 		Tags:    append([]string{"experiment:" + name}, e.Tags...),
 		Command: "dbrig bench " + e.File,
