@@ -4,6 +4,8 @@ import (
 	"math"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbrig/dbrig/measure"
 )
 
 // DistGrid is the x of percentile plots, 1/(1−p): 40 points per decade from
@@ -31,7 +33,7 @@ func Percentiles(h *hdr.Histogram, grid []Num) []Num {
 			y[i] = Gap()
 			continue
 		}
-		y[i] = Num(float64(h.ValueAtQuantile(100*(1-1/float64(x)))) / 1000)
+		y[i] = Num(float64(measure.Percentile(h, 100*(1-1/float64(x)))) / 1000)
 	}
 	return y
 }

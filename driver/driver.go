@@ -54,6 +54,14 @@ type Resetter interface {
 	Reset(ctx context.Context) error
 }
 
+// Preloaded tells whether a table already holds records, cheaply: 0 when it
+// is empty (or absent), else at least 1 (a driver may stop counting at the
+// first). A load into a table that an earlier run filled would fail on its
+// first duplicate key; asked before the load, this turns that into bad input.
+type Preloaded interface {
+	Records(ctx context.Context, table string) (int64, error)
+}
+
 // TimeOrigin is implemented by a driver whose behaviour is scheduled in
 // time (the simulator's hiccups): Origin is the instant its schedule counts
 // from, so an experiment can place its predictions on the same clock.

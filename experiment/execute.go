@@ -114,6 +114,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if err := p.Props.Unknown(); err != nil {
 		return nil, input(err)
 	}
+	if err := p.prepareData(ctx, db); err != nil {
+		return nil, err
+	}
 	store, err := results.Open(ctx, p.Store)
 	if err != nil {
 		return nil, err
@@ -184,6 +187,54 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	out.StoreErr = storeErr
 	return out, runErr
+}
+
+// PreloadedError is the bad input of a load into a table that already holds
+// records: it would fail on the first duplicate key, after the run started.
+type PreloadedError struct {
+	Driver, Table string
+	LoadOnly      bool // dbrig load, which has no --skip-load
+}
+
+func (e *PreloadedError) Error() string {
+	hint := "use --skip-load (dataset.load: false) to run on the loaded data, or --recreate (dataset.recreate: true) to drop it and load again"
+	if e.LoadOnly {
+		hint = "use --recreate to drop it and load again, or run on it with dbrig run --skip-load"
+	}
+	return fmt.Sprintf("table %s of %s already holds records: loading it again would fail on duplicate keys; %s", e.Table, e.Driver, hint)
+}
+
+// prepareData makes the store ready for the load, before the run is stored:
+// with Recreate it drops the benchmark data; otherwise a table that already
+// holds records (where the driver can tell, driver.Preloaded) is bad input.
+func (p *Plan) prepareData(ctx context.Context, db driver.DB) error {
+	if p.SkipLoad {
+		return nil
+	}
+	table := p.Workload.Table()
+	held := int64(0)
+	if pre, ok := db.(driver.Preloaded); ok {
+		// Asked before Reset too: SQL drivers reset the tables they know.
+		n, err := pre.Records(ctx, table)
+		if err != nil {
+			return fmt.Errorf("look for records of an earlier load: %w", err)
+		}
+		held = n
+	}
+	if !p.Recreate {
+		if held > 0 {
+			return &InputError{Err: &PreloadedError{Driver: p.Driver, Table: table, LoadOnly: p.LoadOnly}}
+		}
+		return nil
+	}
+	r, ok := db.(driver.Resetter)
+	if !ok {
+		return &InputError{Err: fmt.Errorf("recreate: driver %s cannot drop its data (no driver.Resetter); remove it by hand", p.Driver)}
+	}
+	if err := r.Reset(ctx); err != nil {
+		return fmt.Errorf("recreate: drop the data of %s: %w", p.Driver, err)
+	}
+	return nil
 }
 
 // perform runs the phases: load (unless skipped), then warmup and measure.

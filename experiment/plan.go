@@ -46,6 +46,7 @@ type Options struct {
 	Seed       int64 // 0 = pick one (it is stored)
 
 	SkipLoad bool // the store already holds the data
+	Recreate bool // drop the benchmark data (driver.Resetter) before loading
 	LoadOnly bool // dbrig load: no warmup or measure phase
 
 	Name    string

@@ -172,7 +172,7 @@ func DecodeHistogram(b []byte) (*hdr.Histogram, error) {
 	}
 	digits := int64(be.Uint32(raw[12:]))
 	lowest, highest := int64(be.Uint64(raw[16:])), int64(be.Uint64(raw[24:]))
-	if digits < 1 || digits > 5 || lowest < 1 || highest < 2*lowest {
+	if !rangeSupported(lowest, highest, digits) {
 		return nil, fmt.Errorf("decode histogram: %w: range [%d, %d] with %d digits", ErrBadHistogram, lowest, highest, digits)
 	}
 	sh, err := shapeOf(lowest, highest, digits)
@@ -203,6 +203,19 @@ func DecodeHistogram(b []byte) (*hdr.Histogram, error) {
 		i++
 	}
 	return h, nil
+}
+
+// rangeSupported tells whether hdr.New can lay a histogram out: besides the
+// library's own limits (1 to 5 digits, highest ≥ 2·lowest), its top value
+// (2·half sub-buckets of the lowest unit) must fit in an int64, as Java's
+// HdrHistogram requires; beyond it hdr.New's bucket count loops forever.
+func rangeSupported(lowest, highest, digits int64) bool {
+	if digits < 1 || digits > 5 || lowest < 1 {
+		return false
+	}
+	unitBits := bits.Len64(uint64(lowest)) - 1
+	halfCountBits := bits.Len64(uint64(2*math.Pow10(int(digits)))-1) - 1
+	return unitBits+halfCountBits <= 61 && highest >= 2*lowest
 }
 
 // histDecoder keeps its zlib state and buffer between histograms; decoders

@@ -3,7 +3,9 @@ package measure
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
+	"math"
 	"slices"
 	"testing"
 
@@ -154,11 +156,28 @@ func TestDecodeHistogramRejectsGarbage(t *testing.T) {
 		"truncated": good[:len(good)/2],
 		"bad zlib":  append(slices.Clone(good[:8]), make([]byte, len(good)-8)...),
 		"beyond":    encodeRaw(t, 1, 2, 1, beyond),
+		// A unit so large that hdr.New's bucket count loops forever (found by
+		// FuzzDecodeHistogram).
+		"huge unit": compressForTest(rawHeader(1<<60, 1<<62, 3)),
+		"digits":    compressForTest(rawHeader(1, 1000, 6)),
+		"range":     compressForTest(rawHeader(1000, 1999, 3)),
 	} {
 		if _, err := DecodeHistogram(b); !errors.Is(err, ErrBadHistogram) {
 			t.Errorf("%s: err %v, want ErrBadHistogram", name, err)
 		}
 	}
+}
+
+// rawHeader is an uncompressed V2 header without counters.
+func rawHeader(lowest, highest uint64, digits uint32) []byte {
+	be := binary.BigEndian
+	b := be.AppendUint32(nil, v2Cookie)
+	b = be.AppendUint32(b, 0)
+	b = be.AppendUint32(b, 0)
+	b = be.AppendUint32(b, digits)
+	b = be.AppendUint64(b, lowest)
+	b = be.AppendUint64(b, highest)
+	return be.AppendUint64(b, math.Float64bits(1))
 }
 
 // encodeRaw encodes counters as given, even beyond the histogram's range.

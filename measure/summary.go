@@ -1,6 +1,9 @@
 package measure
 
 import (
+	"math"
+	"slices"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
@@ -140,22 +143,60 @@ func Summarize(phase string, intervals []Interval, errs []ErrorSample) Summary {
 }
 
 // StatsOf computes the figures of one histogram (zero for an empty one).
+// Percentiles are nearest-rank (see Percentile), all found in one walk.
 func StatsOf(h *hdr.Histogram) Stats {
 	if h == nil || h.TotalCount() == 0 {
 		return Stats{}
 	}
+	p := percentiles(h, 50, 90, 95, 99, 99.9, 99.99)
 	return Stats{
 		Count: h.TotalCount(),
 		Mean:  h.Mean(),
 		Min:   h.Min(),
-		P50:   h.ValueAtQuantile(50),
-		P90:   h.ValueAtQuantile(90),
-		P95:   h.ValueAtQuantile(95),
-		P99:   h.ValueAtQuantile(99),
-		P999:  h.ValueAtQuantile(99.9),
-		P9999: h.ValueAtQuantile(99.99),
+		P50:   p[0],
+		P90:   p[1],
+		P95:   p[2],
+		P99:   p[3],
+		P999:  p[4],
+		P9999: p[5],
 		Max:   h.Max(),
 	}
+}
+
+// Percentile returns the q-th percentile (0 < q ≤ 100) of h by nearest rank:
+// the (highest equivalent) value of the ⌈q/100 · n⌉-th smallest recorded
+// value, as Java's HdrHistogram computes it; 0 for a nil or empty histogram.
+//
+// hdrhistogram-go's ValueAtPercentile rounds the rank to the nearest integer
+// instead, which under-reports: it gives the 6th of 7 values as p90 (6/7 is
+// 86%), and p99.99 of 100,003 values one rank low.
+func Percentile(h *hdr.Histogram, q float64) int64 {
+	if h == nil || h.TotalCount() == 0 {
+		return 0
+	}
+	return percentiles(h, q)[0]
+}
+
+// percentiles returns the nearest-rank value of each q in one walk of h's
+// counters. It asks ValueAtPercentiles (which rounds q/100·n + 0.5 down) for
+// the percentile whose rounded rank is the nearest rank: (rank − ¼)/n, far
+// from any rounding edge.
+func percentiles(h *hdr.Histogram, qs ...float64) []int64 {
+	n := float64(h.TotalCount())
+	asked := make([]float64, len(qs))
+	for i, q := range qs {
+		q = min(max(q, 0), 100)
+		// Shrink the product by far more than its rounding error, far less than
+		// any real fraction of a rank, so 99.99% of 100,000 is rank 99,990.
+		rank := max(1, math.Ceil(q/100*n*(1-1e-13)))
+		asked[i] = (rank - 0.25) / n * 100
+	}
+	at := h.ValueAtPercentiles(slices.Clone(asked))
+	out := make([]int64, len(qs))
+	for i, a := range asked {
+		out[i] = at[a]
+	}
+	return out
 }
 
 // Measured returns the last measure phase of sums: the one summaries,

@@ -224,10 +224,10 @@ func TestHTMLOneRun(t *testing.T) {
 		if want := float64(o.Count) / iv.End.Sub(iv.Start).Seconds(); math.Abs(float64(y[i])-want) > 1e-9 {
 			t.Errorf("READ ops/s[%d] = %v, want %v", i, y[i], want)
 		}
-		if want := float64(o.Response.ValueAtQuantile(99)) / 1000; float64(p99[i]) != want {
+		if want := float64(measure.Percentile(o.Response, 99)) / 1000; float64(p99[i]) != want {
 			t.Errorf("READ p99[%d] = %v ms, want %v", i, p99[i], want)
 		}
-		if want := float64(o.Service.ValueAtQuantile(99)) / 1000; float64(svc[i]) != want {
+		if want := float64(measure.Percentile(o.Service, 99)) / 1000; float64(svc[i]) != want {
 			t.Errorf("READ service p99[%d] = %v ms, want %v", i, svc[i], want)
 		}
 	}
@@ -254,7 +254,7 @@ func TestHTMLOneRun(t *testing.T) {
 	if float64(dist.X[0]) != 1 || float64(dist.X[last]) > float64(run.Measure.Overall.Count) {
 		t.Errorf("distribution x from %v to %v, want 1 to at most the count %d", dist.X[0], dist.X[last], run.Measure.Overall.Count)
 	}
-	if want := float64(run.Measure.Overall.ResponseHist.ValueAtQuantile(90)) / 1000; float64(resp[40]) != want {
+	if want := float64(measure.Percentile(run.Measure.Overall.ResponseHist, 90)) / 1000; float64(resp[40]) != want {
 		t.Errorf("response at x=10 (p90) = %v, want %v", resp[40], want)
 	}
 	if resp[last] <= svcD[last] {

@@ -27,9 +27,7 @@ func histOf(t *testing.T, values ...int64) *hdr.Histogram {
 }
 
 func statsOf(h *hdr.Histogram) measure.Stats {
-	return measure.Stats{Count: h.TotalCount(), Mean: h.Mean(), Min: h.Min(), Max: h.Max(),
-		P50: h.ValueAtPercentile(50), P90: h.ValueAtPercentile(90), P95: h.ValueAtPercentile(95),
-		P99: h.ValueAtPercentile(99), P999: h.ValueAtPercentile(99.9), P9999: h.ValueAtPercentile(99.99)}
+	return measure.StatsOf(h)
 }
 
 // histSummary is a 10 s measure phase whose figures come from real histograms.

@@ -36,7 +36,7 @@ func Progress(iv measure.Interval, elapsed, eta time.Duration) string {
 	parts := []string{
 		"elapsed " + format.Elapsed(elapsed),
 		format.Rate(rate) + unit,
-		"p99 " + format.MicrosInt(all.ValueAtPercentile(99)),
+		"p99 " + format.MicrosInt(measure.Percentile(all, 99)),
 		"errors " + format.Int(errs),
 		"dropped " + format.Int(iv.Dropped),
 	}

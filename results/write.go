@@ -198,7 +198,7 @@ func (s *Store) AddInterval(ctx context.Context, runID int64, iv measure.Interva
 			return fmt.Errorf("add interval: op %s: %w", o.Op, err)
 		}
 		rows = append(rows, row{op: o.Op, count: o.Count, errors: o.Errors, classes: encodeClasses(o.Classes),
-			resp: histStats(o.Response), svcP99: percentile(o.Service, 99), hist: hist})
+			resp: measure.StatsOf(o.Response), svcP99: measure.Percentile(o.Service, 99), hist: hist})
 		mergeInto(allResp, o.Response)
 		mergeInto(allSvc, o.Service)
 		for k, v := range o.Classes {
@@ -208,7 +208,8 @@ func (s *Store) AddInterval(ctx context.Context, runID int64, iv measure.Interva
 		allErrors += o.Errors
 	}
 	rows = append(rows, row{op: measure.OverallOp, count: allCount, errors: allErrors, classes: encodeClasses(allClasses),
-		resp: histStats(allResp), svcP99: percentile(allSvc, 99), dropped: iv.Dropped, backlog: iv.Backlog, target: iv.TargetRate, lagP99: percentile(iv.Lag, 99)})
+		resp: measure.StatsOf(allResp), svcP99: measure.Percentile(allSvc, 99), dropped: iv.Dropped, backlog: iv.Backlog,
+		target: iv.TargetRate, lagP99: measure.Percentile(iv.Lag, 99)})
 
 	tMS := iv.End.Sub(start).Milliseconds()
 	ivStart, length := fmtTime(iv.Start), iv.End.Sub(iv.Start).Milliseconds()
@@ -243,26 +244,6 @@ func mergeInto(dst, src *hdr.Histogram) {
 	if src != nil {
 		dst.Merge(src)
 	}
-}
-
-// histStats computes the figures of a histogram; nil or empty gives zeros.
-// ValueAtPercentiles walks the counts once for all percentiles.
-func histStats(h *hdr.Histogram) measure.Stats {
-	if h == nil || h.TotalCount() == 0 {
-		return measure.Stats{}
-	}
-	p := h.ValueAtPercentiles([]float64{50, 90, 95, 99, 99.9, 99.99})
-	return measure.Stats{
-		Count: h.TotalCount(), Mean: h.Mean(), Min: h.Min(), Max: h.Max(),
-		P50: p[50], P90: p[90], P95: p[95], P99: p[99], P999: p[99.9], P9999: p[99.99],
-	}
-}
-
-func percentile(h *hdr.Histogram, p float64) int64 {
-	if h == nil {
-		return 0
-	}
-	return h.ValueAtPercentile(p)
 }
 
 // AddEvent stores one event of a run.

@@ -60,9 +60,10 @@ type Cluster struct {
 
 // Dataset is the data the workload runs on.
 type Dataset struct {
-	Records int64 // recordcount (0: the workload's)
-	Load    bool  // load it (false: it is already there)
-	Batch   int   // records per insert batch (0: default)
+	Records  int64 // recordcount (0: the workload's)
+	Load     bool  // load it (false: it is already there)
+	Recreate bool  // drop the data of an earlier load first
+	Batch    int   // records per insert batch (0: default)
 }
 
 // Workload is what to do: -P files (or built-in names) and properties.
@@ -500,9 +501,10 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 		},
 		"dataset": func(n *yaml.Node, p string) error {
 			return d.mapping(n, p, map[string]func(*yaml.Node, string) error{
-				"records": d.int64(&e.Dataset.Records, 0),
-				"load":    d.boolean(&e.Dataset.Load),
-				"batch":   d.int(&e.Dataset.Batch, 1),
+				"records":  d.int64(&e.Dataset.Records, 0),
+				"load":     d.boolean(&e.Dataset.Load),
+				"recreate": d.boolean(&e.Dataset.Recreate),
+				"batch":    d.int(&e.Dataset.Batch, 1),
 			})
 		},
 		"workload": func(n *yaml.Node, p string) error {
@@ -571,6 +573,8 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 		return nil, &FileError{Pos: pos(file, root), Path: "workload", Msg: "missing: expected workload.files and/or workload.props"}
 	case e.System.Driver == "":
 		return nil, e.Errorf("system", "missing driver: expected system.driver (see dbrig drivers)")
+	case e.Dataset.Recreate && !e.Dataset.Load:
+		return nil, e.Errorf("dataset.recreate", "recreating the data means loading it: dataset.load is false")
 	}
 	return e, nil
 }
@@ -825,7 +829,7 @@ func schemaPaths() []string {
 		"system.driver", "system.version", "system.props",
 		"system.cluster.recipe", "system.cluster.nodes", "system.cluster.replicas", "system.cluster.sentinels",
 		"system.cluster.binary", "system.cluster.config", "system.cluster.keep",
-		"dataset.records", "dataset.load", "dataset.batch",
+		"dataset.records", "dataset.load", "dataset.recreate", "dataset.batch",
 		"workload.files", "workload.props",
 		"load.model", "load.clients", "load.rate", "load.arrival", "load.think", "load.warmup",
 		"load.duration", "load.operations", "load.timeout", "load.max_backlog", "load.schedule", "scenario", "verdict",

@@ -7,7 +7,8 @@
 //		px := drivertest.NewProxies(t, addr) // outage through a loopback TCP proxy
 //		drivertest.Run(t, drivertest.Harness{
 //			Open: func(t *testing.T, table string) driver.DB {
-//				p := drivertest.Props("redis.addr", px.Addrs()[0], "redis.timeout", "1s", "table", table)
+//				p := drivertest.Props("redis.addr", px.Addrs()[0], "redis.password", os.Getenv("DBRIG_REDIS_PASSWORD"),
+//					"redis.timeout", "1s", "table", table)
 //				return drivertest.Open(t, redis.Open, driver.Config{Props: p, Dir: t.TempDir()})
 //			},
 //			Outage:  px,

@@ -333,6 +333,25 @@ func (db *DB) Reset(ctx context.Context) error {
 	return nil
 }
 
+// Records implements driver.Preloaded: 1 when the table holds a row, else 0.
+// It creates the table as a load would, so Reset then knows it too.
+func (db *DB) Records(ctx context.Context, table string) (int64, error) {
+	t, err := db.table(ctx, table)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := db.opCtx(ctx)
+	defer cancel()
+	var one int64
+	switch err := db.pool.QueryRow(ctx, t.AnySQL()).Scan(&one); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("postgres: look for records in %s: %w", table, classify(err))
+	}
+	return 1, nil
+}
+
 // Close closes every connection.
 func (db *DB) Close() error {
 	db.pool.Close()

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
-	"github.com/dbrig/dbrig/driver/drivertest"
-	"github.com/dbrig/dbrig/internal/testenv"
 )
 
 // benchClients is the number of concurrent clients of the benchmarks; the
@@ -30,8 +28,8 @@ func ycsbRecord() driver.Record {
 }
 
 func benchDB(b *testing.B, table string) *DB {
-	addr := testenv.Need(b, "DBRIG_REDIS_ADDR")
-	db := open(b, drivertest.Props("redis.addr", addr, "redis.poolsize", strconv.Itoa(benchClients), "table", table))
+	addr, props := server(b)
+	db := open(b, props("redis.addr", addr, "redis.poolsize", strconv.Itoa(benchClients), "table", table))
 	b.Cleanup(func() {
 		if err := db.Reset(context.Background()); err != nil {
 			b.Errorf("Reset: %v", err)

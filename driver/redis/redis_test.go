@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,11 +26,24 @@ func open(t testing.TB, p *spec.Props) *DB {
 	return drivertest.Open(t, Open, driver.Config{Props: p}).(*DB)
 }
 
+// server returns the shared test server and the properties that reach it:
+// its address and its password (scripts/servers/redis.sh gives it one of
+// awkward characters) first, then the pairs given.
+func server(t testing.TB) (addr string, props func(kv ...string) *spec.Props) {
+	t.Helper()
+	addr = testenv.Need(t, "DBRIG_REDIS_ADDR")
+	pw := os.Getenv("DBRIG_REDIS_PASSWORD")
+	return addr, func(kv ...string) *spec.Props {
+		return drivertest.Props(append([]string{"redis.password", pw}, kv...)...)
+	}
+}
+
 // dropTable removes what a test wrote, through a connection of its own.
 func dropTable(t testing.TB, addr, table string) {
 	t.Helper()
+	_, props := server(t)
 	t.Cleanup(func() {
-		db := open(t, drivertest.Props("redis.addr", addr, "table", table))
+		db := open(t, props("redis.addr", addr, "table", table))
 		defer db.Close()
 		if err := db.Reset(context.Background()); err != nil {
 			t.Errorf("Reset %s: %v", table, err)
@@ -38,12 +52,12 @@ func dropTable(t testing.TB, addr, table string) {
 }
 
 func TestConformance(t *testing.T) {
-	addr := testenv.Need(t, "DBRIG_REDIS_ADDR")
+	addr, props := server(t)
 	px := drivertest.NewProxies(t, addr)
 	drivertest.Run(t, drivertest.Harness{
 		Open: func(t *testing.T, table string) driver.DB {
 			dropTable(t, addr, table)
-			return open(t, drivertest.Props("redis.addr", px.Addrs()[0], "redis.timeout", "1s", "table", table))
+			return open(t, props("redis.addr", px.Addrs()[0], "redis.timeout", "1s", "table", table))
 		},
 		Outage:  px,
 		Timeout: time.Second,
@@ -51,9 +65,9 @@ func TestConformance(t *testing.T) {
 }
 
 func TestReset(t *testing.T) {
-	addr := testenv.Need(t, "DBRIG_REDIS_ADDR")
+	addr, props := server(t)
 	table := fmt.Sprintf("reset_%d", time.Now().UnixNano())
-	db := open(t, drivertest.Props("redis.addr", addr, "table", table))
+	db := open(t, props("redis.addr", addr, "table", table))
 	defer db.Close()
 	ctx := t.Context()
 	const n = 2500 // more than one Reset chunk
@@ -139,10 +153,72 @@ func TestOpenNoServer(t *testing.T) {
 	}
 }
 
+// The shared server requires a password of awkward characters: a DB opened
+// with it works, and neither its target nor any error it returns (a wrong
+// password, no server, an outage, bad properties) shows it.
 func TestTargetHidesPassword(t *testing.T) {
-	d := &DB{addr: "127.0.0.1:16379", db: 3}
-	if got, want := d.Target(), "redis://127.0.0.1:16379/3"; got != want {
-		t.Fatalf("Target = %q, want %q", got, want)
+	addr, props := server(t)
+	pw := testenv.Need(t, "DBRIG_REDIS_PASSWORD")
+	px := drivertest.NewProxies(t, addr)
+	table := fmt.Sprintf("pw_%d", time.Now().UnixNano())
+	dropTable(t, addr, table)
+	db := open(t, props("redis.addr", px.Addrs()[0], "redis.db", "0", "redis.timeout", "500ms", "table", table))
+	defer db.Close()
+	if got, want := db.Target(), "redis://"+px.Addrs()[0]+"/0"; got != want {
+		t.Errorf("Target = %q, want %q", got, want)
+	}
+	ctx := t.Context()
+	if err := db.Insert(ctx, table, "k", driver.Record{"field0": []byte("v")}); err != nil {
+		t.Fatalf("Insert with the password: %v", err)
+	}
+	var texts []string
+	note := func(what string, err error) {
+		if err == nil {
+			t.Errorf("%s: no error", what)
+			return
+		}
+		texts = append(texts, what+": "+err.Error())
+	}
+
+	// Without the password, or with a wrong one, the server refuses.
+	_, err := Open(ctx, driver.Config{Props: drivertest.Props("redis.addr", addr)})
+	note("no password", err)
+	wrong := "wrong" + pw
+	_, err = Open(ctx, driver.Config{Props: drivertest.Props("redis.addr", addr, "redis.password", wrong)})
+	note("wrong password", err)
+	if got := testenv.Leak(fmt.Sprint(err), wrong); got != "" {
+		t.Errorf("the wrong password's error shows %q: %v", got, err)
+	}
+	// No server, and bad properties beside the password.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := ln.Addr().String()
+	ln.Close()
+	_, err = Open(ctx, driver.Config{Props: props("redis.addr", gone, "redis.timeout", "500ms")})
+	note("no server", err)
+	_, err = Open(ctx, driver.Config{Props: props("redis.addr", addr, "redis.db", "-1")})
+	note("bad redis.db", err)
+	// Every operation during an outage.
+	if err := px.Down(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Read(ctx, table, "k", nil)
+	note("Read", err)
+	_, err = db.Scan(ctx, table, "k", 2, nil)
+	note("Scan", err)
+	note("Update", db.Update(ctx, table, "k", driver.Record{"field0": []byte("w")}))
+	note("Insert", db.Insert(ctx, table, "k2", driver.Record{"field0": []byte("w")}))
+	note("InsertBatch", db.InsertBatch(ctx, table, []string{"k3"}, []driver.Record{{"field0": []byte("w")}}))
+	note("Delete", db.Delete(ctx, table, "k"))
+	if err := px.Up(); err != nil {
+		t.Fatal(err)
+	}
+
+	all := db.Target() + "\n" + strings.Join(texts, "\n")
+	if got := testenv.Leak(all, pw); got != "" {
+		t.Errorf("the password shows (%q) in:\n%s", got, all)
 	}
 }
 
@@ -192,10 +268,10 @@ func (timeoutErr) Temporary() bool { return true }
 // An empty, non-nil field list reads all fields, as nil does (HMGET with no
 // field would be a server error).
 func TestReadEmptyFieldList(t *testing.T) {
-	addr := testenv.Need(t, "DBRIG_REDIS_ADDR")
+	addr, props := server(t)
 	table := fmt.Sprintf("empty_%d", time.Now().UnixNano())
 	dropTable(t, addr, table)
-	db := open(t, drivertest.Props("redis.addr", addr, "table", table))
+	db := open(t, props("redis.addr", addr, "table", table))
 	defer db.Close()
 	rec := driver.Record{"field0": []byte("a"), "field1": []byte("b")}
 	if err := db.Insert(t.Context(), table, "k", rec); err != nil {

@@ -219,6 +219,10 @@ func (t *Table) CheckSQL() string {
 	return "SELECT " + t.columnList(nil) + " FROM " + t.quoted + " WHERE 1 = 0"
 }
 
+// AnySQL selects 1 if the table holds a row, no row otherwise (Preloaded):
+// the first row of the primary key, however large the table.
+func (t *Table) AnySQL() string { return "SELECT 1 FROM " + t.quoted + " LIMIT 1" }
+
 // ClearSQL deletes every row (Resetter).
 func (t *Table) ClearSQL() string { return t.d.Clear + t.quoted }
 

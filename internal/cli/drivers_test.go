@@ -40,6 +40,12 @@ func TestRunEachDriver(t *testing.T) {
 			if tc.env != "" {
 				args = append(args, "-p", tc.prop+"="+testenv.Need(t, tc.env))
 			}
+			// The shared Redis requires a password (scripts/servers/redis.sh).
+			redisPW := ""
+			if tc.driver == "redis" {
+				redisPW = testenv.Need(t, "DBRIG_REDIS_PASSWORD")
+				args = append(args, "-p", "redis.password="+redisPW)
+			}
 			code, out, errOut := dbrig(t, context.Background(), args...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
@@ -78,6 +84,9 @@ func TestRunEachDriver(t *testing.T) {
 				"props": fmt.Sprint(d.Info.Props)} {
 				if strings.Contains(text, secret) {
 					t.Errorf("the password is stored in the run's %s: %s", what, text)
+				}
+				if leak := testenv.Leak(text, redisPW); redisPW != "" && leak != "" {
+					t.Errorf("the Redis password (%q) is stored in the run's %s: %s", leak, what, text)
 				}
 			}
 		})

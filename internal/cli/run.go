@@ -31,6 +31,7 @@ type runFlags struct {
 	store, name, hdrlog    string
 	jsonOut, ycsbOut       bool
 	quiet, skipLoad        bool
+	recreate               bool
 	set                    map[string]bool // flags given explicitly
 }
 
@@ -48,6 +49,7 @@ func (f *runFlags) define(fs *flag.FlagSet, withRun bool) {
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	fs.BoolVar(&f.jsonOut, "json", false, "print a machine-readable summary to stdout (the table goes to stderr)")
 	fs.Bool("s", false, "accepted for YCSB compatibility (status is always shown)")
+	fs.BoolVar(&f.recreate, "recreate", false, "drop the benchmark data of an earlier load first, then load")
 	if !withRun {
 		return
 	}
@@ -90,6 +92,8 @@ func parseRunFlags(name string, e *env, args []string, withRun bool) (*runFlags,
 		return nil, usagef("--rate %g: expected ops/s >= 0", f.rate)
 	case f.model != "" && f.model != run.ClosedName && f.model != run.OpenName:
 		return nil, usagef("--model %q: expected open or closed", f.model)
+	case f.recreate && f.skipLoad:
+		return nil, usagef("--recreate and --skip-load: recreating the data means loading it")
 	}
 	return f, nil
 }
@@ -102,7 +106,7 @@ func (f *runFlags) options(withRun bool, args []string) experiment.Options {
 		Driver: f.driver, PropFiles: f.propFiles, Props: f.props,
 		Model: f.model, Arrival: f.arrival, Warmup: f.warmup, ThinkTime: f.think, OpTimeout: f.opTimeout,
 		MaxBacklog: f.maxBacklog, LoadBatch: f.batch, Seed: f.seed,
-		SkipLoad: f.skipLoad, LoadOnly: !withRun,
+		SkipLoad: f.skipLoad, Recreate: f.recreate, LoadOnly: !withRun,
 		Name: f.name, Tags: f.tags, Args: args, Store: f.store, HDRLog: f.hdrlog,
 	}
 	override := func(flag, key, value string) {

@@ -278,6 +278,9 @@ func (w *Workload) Ops() []string { return opNames[:] }
 // LoadCount is insertcount: the records [insertstart, insertstart+insertcount).
 func (w *Workload) LoadCount() int64 { return w.insertCount }
 
+// Table is the table the workload loads and works on (property table).
+func (w *Workload) Table() string { return w.table }
+
 // NewClient returns the state of one client; seed and id together seed its
 // random choices.
 func (w *Workload) NewClient(id int, seed int64) workload.Client {

@@ -292,6 +292,25 @@ func (db *DB) InsertBatch(ctx context.Context, table string, keys []string, valu
 	return nil
 }
 
+// Records implements driver.Preloaded: 1 when the table holds a row, else 0.
+// It creates the table as a load would, so Reset then knows it too.
+func (db *DB) Records(ctx context.Context, table string) (int64, error) {
+	t, err := db.table(ctx, table)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := db.OpCtx(ctx)
+	defer cancel()
+	var one int64
+	switch err := db.c.Reads.QueryRowContext(ctx, t.AnySQL()).Scan(&one); {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("%s: look for records in %s: %w", db.c.Name, table, db.classify(ctx, err))
+	}
+	return 1, nil
+}
+
 // Reset implements driver.Resetter: it empties every table this DB used.
 func (db *DB) Reset(ctx context.Context) error {
 	ctx, cancel := db.OpCtx(ctx)
