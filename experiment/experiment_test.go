@@ -193,3 +193,19 @@ func TestExecuteInterrupted(t *testing.T) {
 		t.Errorf("interrupted run kept no measurements")
 	}
 }
+
+// YCSB's own template files set client properties dbrig replaces with its
+// own outputs: they run, with one warning line naming them; a typo next to
+// them is still an error.
+func TestYCSBPropertiesDbrigIgnores(t *testing.T) {
+	p, err := Resolve(Options{Driver: "null", Props: []string{"exportfile=/tmp/x", "measurementtype=hdrhistogram", "dotransactions=true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "dotransactions, exportfile, measurementtype") {
+		t.Errorf("warnings %q", p.Warnings)
+	}
+	if _, err := Resolve(Options{Driver: "null", Props: []string{"exportfile=/tmp/x", "exprotfile=/tmp/y"}}); !IsInput(err) {
+		t.Errorf("a typo among ignored properties: %v", err)
+	}
+}

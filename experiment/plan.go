@@ -77,6 +77,9 @@ type Plan struct {
 	Options
 	Props    *spec.Props
 	SpecText string // every property as resolved, redacted, with its source: what is stored
+	// Warnings are things the user should know before the run, such as
+	// YCSB properties dbrig accepts but ignores.
+	Warnings []string
 	Workload *ycsb.Workload
 	Config   run.Config
 }
@@ -128,6 +131,9 @@ func Resolve(opts Options) (*Plan, error) {
 	}
 	if p.Config, err = loadConfig(opts, props); err != nil {
 		return nil, input(err)
+	}
+	if ignored := ycsb.Unimplemented(props); len(ignored) > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("YCSB properties dbrig does not implement, ignored: %s (dbrig's own outputs: --hdrlog, --json, the results store)", strings.Join(ignored, ", ")))
 	}
 	if err := props.Unknown(); err != nil {
 		return nil, input(err)

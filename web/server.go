@@ -48,7 +48,7 @@ type Server struct {
 func NewServer(store *results.Store) http.Handler {
 	s := &Server{store: store, mux: http.NewServeMux(), log: slog.Default()}
 	assets := http.FileServerFS(report.Assets())
-	s.mux.Handle("GET /assets/", http.StripPrefix("/assets/", cacheable(assets)))
+	s.mux.Handle("GET /assets/", http.StripPrefix("/assets/", cacheable(filesOnly(assets))))
 	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent) // browsers ask; a 404 would log a console error
 	})
@@ -89,6 +89,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	s.mux.ServeHTTP(w, r)
+}
+
+// filesOnly serves files and answers 404 for a directory, which the file
+// server would otherwise list.
+func filesOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "" || strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func cacheable(h http.Handler) http.Handler {

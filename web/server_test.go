@@ -127,6 +127,7 @@ func TestPages(t *testing.T) {
 		{"delete refused", "DELETE", "/run/1", 405, []string{"read-only"}, ""},
 		{"no such page", "GET", "/admin", 404, []string{"no page /admin here"}, ""},
 		{"asset", "GET", "/assets/uPlot.iife.min.js", 200, []string{"uPlot"}, ""},
+		{"no asset listing", "GET", "/assets/", 404, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := get(t, h, tc.method, tc.path)
@@ -152,6 +153,17 @@ func TestPages(t *testing.T) {
 	runs, err := f.store.ListRuns(context.Background(), results.Filter{})
 	if err != nil || len(runs) != 4 {
 		t.Errorf("after the requests the store has %d runs (%v), want 4", len(runs), err)
+	}
+}
+
+// The assets folder is not listed: only its files are served.
+func TestAssetsAreNotListed(t *testing.T) {
+	h := web.NewServer(nil)
+	for _, path := range []string{"/assets/", "/assets"} {
+		code, body := get(t, h, "GET", path)
+		if code == 200 || strings.Contains(body, "uPlot.iife.min.js") {
+			t.Errorf("GET %s: %d, lists the files:\n%.300s", path, code, body)
+		}
 	}
 }
 

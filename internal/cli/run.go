@@ -152,6 +152,9 @@ func execute(ctx context.Context, e *env, f *runFlags, withRun bool, args []stri
 	if err != nil {
 		return err
 	}
+	for _, w := range plan.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
 	hooks := experiment.Hooks{Warn: func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) }}
 	var prog *progress
 	if !f.quiet {
