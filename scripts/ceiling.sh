@@ -7,9 +7,9 @@ set -euo pipefail
 old=$1 new=$2 secs=${3:-5} rounds=${4:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ops() { # binary clients → ops/s of the measure phase
+ops() { # binary clients → ops/s of the measure phase (a store per binary: schemas differ)
 	"$1" run --driver null -P workloada -p recordcount=1000 -p operationcount=0 --clients "$2" --duration "${secs}s" \
-		--store "$tmp/r.db" --quiet --json 2>/dev/null |
+		--store "$tmp/$(basename "$1").db" --quiet --json 2>/dev/null |
 		python3 -c 'import json,sys; print(round(json.load(sys.stdin)["ops"]["OVERALL"]["throughput"]))'
 }
 printf '%-8s %-6s %12s %12s %8s\n' round clients old_ops/s new_ops/s new/old
