@@ -27,7 +27,8 @@ func Impacts(w io.Writer, ims []analysis.Impact) error {
 			format.Rate(im.Baseline.Throughput), format.Rate(im.During.Throughput), fmt.Sprintf("%+.0f%%", im.ThroughputChangePct),
 			format.Int(int64(im.UnavailableS))+" s", rec)
 	}
-	ew.printf("\nfaults and what they cost (per-second resolution; recovery: %d s in a row without errors and p99 within the baseline's mean + %.0fσ):\n", analysis.RecoveryHold, analysis.RecoverySigmas)
+	ew.printf("\nfaults and what they cost (per-second resolution; recovery: until %d s in a row without failed operations\n"+
+		"and with no more operations slower than the baseline's mean + %.0fσ than the baseline had):\n", analysis.RecoveryHold, analysis.RecoverySigmas)
 	ew.table(t, "  ")
 	for _, im := range ims {
 		ew.printf("  %s: %s (%s)\n", im.Fault, im.Detail, im.Outcome)
