@@ -196,21 +196,30 @@ func printNodes(w io.Writer, nodes []cluster.Node, aliveOf func(cluster.Node) bo
 	}
 }
 
-func clusterStatus(_ context.Context, e *env, args []string) error {
-	state, pos, err := clusterFlags(newFlagSet("dbrig cluster status", e.stderr), args)
+// stateOf parses the flags of a command that takes no arguments and reads
+// the state file; ok is false (and said) when no cluster is up.
+func stateOf(e *env, cmd string, args []string) (state string, s cluster.State, ok bool, err error) {
+	state, pos, err := clusterFlags(newFlagSet("dbrig cluster "+cmd, e.stderr), args)
 	if err != nil {
-		return err
+		return "", cluster.State{}, false, err
 	}
 	if len(pos) != 0 {
-		return usagef("dbrig cluster status: no arguments expected")
+		return "", cluster.State{}, false, usagef("dbrig cluster %s: no arguments expected", cmd)
 	}
-	s, ok, err := readState(state)
+	st, ok, err := readState(state)
 	if err != nil {
-		return err
+		return "", cluster.State{}, false, err
 	}
 	if !ok {
 		fmt.Fprintf(e.stdout, "no cluster is up (no state file %s)\n", state)
-		return nil
+	}
+	return state, st, ok, nil
+}
+
+func clusterStatus(_ context.Context, e *env, args []string) error {
+	state, s, ok, err := stateOf(e, "status", args)
+	if err != nil || !ok {
+		return err
 	}
 	fmt.Fprintf(e.stdout, "%s cluster, up since %s: %d of %d nodes alive (state %s, dir %s)\n",
 		s.System, s.Created.Local().Format(time.DateTime), aliveNodes(s), len(s.Nodes), state, s.Dir)
@@ -219,20 +228,9 @@ func clusterStatus(_ context.Context, e *env, args []string) error {
 }
 
 func clusterDown(ctx context.Context, e *env, args []string) error {
-	state, pos, err := clusterFlags(newFlagSet("dbrig cluster down", e.stderr), args)
-	if err != nil {
+	state, s, ok, err := stateOf(e, "down", args)
+	if err != nil || !ok {
 		return err
-	}
-	if len(pos) != 0 {
-		return usagef("dbrig cluster down: no arguments expected")
-	}
-	s, ok, err := readState(state)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		fmt.Fprintf(e.stdout, "no cluster is up (no state file %s)\n", state)
-		return nil
 	}
 	start := time.Now()
 	if err := s.Down(ctx, state, 0); err != nil {
