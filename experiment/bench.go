@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -156,10 +157,10 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 		}
 		opts.Overrides = append(opts.Overrides, Override{Flag: path, Key: key, Value: value, Src: src})
 	}
-	for _, k := range sortedKeys(e.System.Props) {
+	for _, k := range slices.Sorted(maps.Keys(e.System.Props)) {
 		set("system.props."+k, k, e.System.Props[k])
 	}
-	for _, k := range sortedKeys(e.Workload.Props) {
+	for _, k := range slices.Sorted(maps.Keys(e.Workload.Props)) {
 		set("workload.props."+k, k, e.Workload.Props[k])
 	}
 	if e.Dataset.Records > 0 {
@@ -180,15 +181,6 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 		set("load.duration", "maxexecutiontime", strconv.FormatFloat(e.Load.Duration.Seconds(), 'f', -1, 64))
 	}
 	return opts, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // numbered puts n before a path's extension: run.hlog → run-2.hlog.

@@ -3,8 +3,10 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -107,7 +109,7 @@ func recipe(name string, c spec.Cluster, given func(key string) bool, refuse fun
 			return nil, refuse(k, "etcd has members, not replicas or sentinels: give nodes")
 		}
 		r := cluster.Etcd{Members: c.Nodes, Binary: c.Binary}
-		for _, k := range sortedKeys(c.Config) {
+		for _, k := range slices.Sorted(maps.Keys(c.Config)) {
 			r.Args = append(r.Args, fmt.Sprintf("--%s=%s", k, c.Config[k]))
 		}
 		return r, nil
@@ -119,7 +121,7 @@ func recipe(name string, c spec.Cluster, given func(key string) bool, refuse fun
 			return nil, refuse("sentinels", fmt.Sprintf("%d sentinels cannot agree on a failover: use 0 or at least 3", c.Sentinels))
 		}
 		r := cluster.Redis{Replicas: c.Replicas, Sentinels: c.Sentinels, Binary: c.Binary}
-		for _, k := range sortedKeys(c.Config) {
+		for _, k := range slices.Sorted(maps.Keys(c.Config)) {
 			r.Config = append(r.Config, k+" "+c.Config[k])
 		}
 		return r, nil

@@ -3,7 +3,6 @@ package results
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -49,14 +48,4 @@ func decodeClasses(s string) (map[string]int64, error) {
 		return nil, fmt.Errorf("stored error classes %q: %w", s, err)
 	}
 	return m, nil
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

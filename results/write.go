@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,7 +115,7 @@ func (s *Store) CreateRun(ctx context.Context, r RunInfo) (int64, error) {
 			return err
 		}
 		defer stmt.Close()
-		for _, k := range sortedKeys(props) {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
 			if _, err := stmt.ExecContext(ctx, id, k, props[k]); err != nil {
 				return err
 			}
