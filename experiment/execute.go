@@ -140,6 +140,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		out.Origin = o.Origin()
 	}
 	obs := newObservers(wctx, store, runID, out, warn)
+	if p.Config.LoadDuration == 0 {
+		obs.loadWant, obs.loadBatch = p.Workload.LoadCount(), int64(p.Config.LoadBatch)
+	}
 	if p.HDRLog != "" {
 		if err := obs.openHDRLog(p.HDRLog, time.Now(), fmt.Sprintf("dbrig run %d", runID)); err != nil {
 			obs.fail(err)

@@ -29,6 +29,11 @@ type observers struct {
 	hdr  *measure.LogWriter
 	hdrF *outfile.File
 
+	// the load phase's size, to warn once when it would take hours
+	loadWant, loadBatch, loadDone int64
+	loadStart                     time.Time
+	loadWarned                    bool
+
 	emitMu    sync.Mutex      // the runner and the fault injector both emit
 	onMeasure func(time.Time) // called when the measure phase starts (faults count from it)
 
@@ -74,6 +79,9 @@ func (o *observers) Interval(iv measure.Interval) {
 	if err := o.store.AddInterval(o.ctx, o.runID, iv); err != nil {
 		o.fail(fmt.Errorf("store interval: %w", err))
 	}
+	if iv.Phase == measure.PhaseLoad {
+		o.checkLoadETA(iv)
+	}
 	if o.hdr != nil {
 		if err := o.hdr.WriteInterval(iv); err != nil {
 			o.fail(fmt.Errorf("hdr log: %w", err))
@@ -103,6 +111,33 @@ func (o *observers) Event(ev run.Event) {
 	}
 	if o.then != nil {
 		o.then.Event(ev)
+	}
+}
+
+// loadETAWarning is how long a load may take before dbrig says so.
+const loadETAWarning = time.Hour
+
+// checkLoadETA warns once, early in the load phase, when the data set
+// would take more than loadETAWarning to load at the rate seen so far.
+func (o *observers) checkLoadETA(iv measure.Interval) {
+	if o.loadWarned || o.loadWant == 0 {
+		return
+	}
+	if o.loadStart.IsZero() {
+		o.loadStart = iv.Start
+	}
+	for _, op := range iv.Ops {
+		o.loadDone += op.Count * o.loadBatch
+	}
+	elapsed := iv.End.Sub(o.loadStart)
+	if elapsed < time.Second || o.loadDone == 0 {
+		return
+	}
+	rate := float64(o.loadDone) / elapsed.Seconds()
+	if eta := time.Duration(float64(o.loadWant-o.loadDone) / rate * float64(time.Second)); eta > loadETAWarning {
+		o.loadWarned = true
+		o.warn(fmt.Errorf("loading %d records at %.0f records/s would take about %v: a smaller recordcount, or dbrig load --duration to load part of it",
+			o.loadWant, rate, eta.Round(time.Minute)))
 	}
 }
 

@@ -41,9 +41,11 @@ type Options struct {
 	Warmup     time.Duration
 	ThinkTime  time.Duration
 	OpTimeout  time.Duration
-	MaxBacklog int   // 0 = run.DefaultMaxBacklog
-	LoadBatch  int   // 0 = run.DefaultLoadBatch
-	Seed       int64 // 0 = pick one (it is stored)
+	MaxBacklog int // 0 = run.DefaultMaxBacklog
+	LoadBatch  int // 0 = run.DefaultLoadBatch
+	// LoadDuration bounds the load phase (dbrig load --duration).
+	LoadDuration time.Duration
+	Seed         int64 // 0 = pick one (it is stored)
 
 	SkipLoad bool // the store already holds the data
 	Recreate bool // drop the benchmark data (driver.Resetter) before loading
@@ -232,7 +234,7 @@ func loadConfig(opts Options, p *spec.Props) (run.Config, error) {
 	if err != nil {
 		return run.Config{}, err
 	}
-	cfg := run.Config{Clients: int(clients), LoadBatch: opts.LoadBatch, Seed: opts.Seed}
+	cfg := run.Config{Clients: int(clients), LoadBatch: opts.LoadBatch, Seed: opts.Seed, LoadDuration: opts.LoadDuration}
 	if cfg.LoadBatch == 0 {
 		cfg.LoadBatch = run.DefaultLoadBatch
 	}

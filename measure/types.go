@@ -96,6 +96,7 @@ type Summary struct {
 	Ops     []OpSummary // in the workload's op order
 	Overall OpSummary   // all operation types merged, Op "OVERALL"
 	Records int64       // load phase: records inserted (its operations are batches)
+	Wanted  int64       // load phase: records the data set was to have (more than Records: partial)
 	// Lag is the dispatch lag over the phase: the load generator's own
 	// lateness, part of every response time (see Shard.RecordReady).
 	Lag     Stats

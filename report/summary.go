@@ -75,6 +75,9 @@ func writePhase(ew *errWriter, s measure.Summary) {
 		ew.printf("%s records inserted, %s records/s (each operation below is one batch)\n",
 			format.Int(s.Records), format.Rate(float64(s.Records)/dur.Seconds()))
 	}
+	if s.Wanted > s.Records {
+		ew.printf("the data set is partial: %s of %s records were loaded\n", format.Int(s.Records), format.Int(s.Wanted))
+	}
 	t := &table{}
 	t.add("op", "count", "errors", "ops/s", "mean", "p50", "p90", "p95", "p99", "p99.9", "max")
 	rows := s.Ops

@@ -40,7 +40,7 @@ func Progress(iv measure.Interval, elapsed, eta time.Duration) string {
 		"errors " + format.Int(errs),
 		"dropped " + format.Int(iv.Dropped),
 	}
-	if iv.Lag != nil {
+	if iv.Lag != nil && iv.Phase != measure.PhaseLoad { // a load batch has no schedule to lag behind
 		parts = append(parts[:3], append([]string{"lag p99 " + format.MicrosInt(lagP99(iv))}, parts[3:]...)...)
 	}
 	if iv.Phase != "" && iv.Phase != measure.PhaseMeasure {

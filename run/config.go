@@ -41,6 +41,10 @@ type Config struct {
 
 	LoadBatch   int // records per workload Load call (DefaultLoadBatch)
 	LoadClients int // concurrent loaders (default Clients)
+	// LoadDuration bounds the load phase (0: none): the loaders stop when
+	// it has passed and the data set is partial (Summary.Records says how
+	// much of it there is).
+	LoadDuration time.Duration
 
 	Interval time.Duration // reporting interval (DefaultInterval)
 	// Grace bounds the wait for in-flight operations after ctx is cancelled;

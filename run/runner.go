@@ -73,7 +73,7 @@ func Load(ctx context.Context, db driver.DB, wl workload.Workload, cfg Config, o
 		obs = nopObserver{}
 	}
 	rec, shards := recorderFor([]string{LoadOp}, cfg.LoadClients)
-	ph := newPhase(ctx, measure.PhaseLoad, rec, shards, cfg, 0)
+	ph := newPhase(ctx, measure.PhaseLoad, rec, shards, cfg, cfg.LoadDuration)
 	var records atomic.Int64
 	sum, err := ph.run(ctx, obs, fmt.Sprintf("records=%d clients=%d batch=%d", wl.LoadCount(), cfg.LoadClients, cfg.LoadBatch),
 		func() string { return fmt.Sprintf("records=%d", records.Load()) },
@@ -87,6 +87,9 @@ func Load(ctx context.Context, db driver.DB, wl workload.Workload, cfg Config, o
 					defer wg.Done()
 					for !ph.stopped.Load() {
 						started := time.Now()
+						if ph.expired(started) {
+							return // bounded by LoadDuration: the data set stays partial
+						}
 						n, err := wc.Load(ph.work, db, cfg.LoadBatch)
 						ended := time.Now()
 						if n == 0 && err == nil {
@@ -104,6 +107,7 @@ func Load(ctx context.Context, db driver.DB, wl workload.Workload, cfg Config, o
 			wg.Wait()
 		})
 	sum.Records = records.Load()
+	sum.Wanted = wl.LoadCount()
 	return sum, err
 }
 

@@ -554,3 +554,19 @@ func TestLateDropsAreTheirOwnCause(t *testing.T) {
 		t.Errorf("performed %d, dropped %d of which %d late; want all drops late and 60 in all", sum.Overall.Count, sum.Dropped, sum.Late)
 	}
 }
+
+// A load phase bounded in time stops there and says how much it loaded.
+func TestLoadDurationBound(t *testing.T) {
+	db := &fakeDB{service: 5 * time.Millisecond}
+	wl := &fakeWorkload{loadCount: 1_000_000}
+	sum, err := Load(context.Background(), db, wl, fast(Config{Clients: 1, LoadBatch: 1, LoadDuration: 200 * time.Millisecond}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Records == 0 || sum.Records >= sum.Wanted || sum.Wanted != 1_000_000 {
+		t.Errorf("loaded %d of %d records, want a partial load", sum.Records, sum.Wanted)
+	}
+	if d := sum.End.Sub(sum.Start); d > 2*time.Second {
+		t.Errorf("the bounded load took %v", d)
+	}
+}

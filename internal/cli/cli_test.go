@@ -418,3 +418,19 @@ func TestGeneratorLateWarning(t *testing.T) {
 		t.Errorf("starved run: exit %d, no warning:\n%s%s", code, out, errOut)
 	}
 }
+
+// A load that would take hours is said so early; dbrig load --duration
+// loads part of it and says the data set is partial.
+func TestLoadETAAndDuration(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(2500*time.Millisecond, cancel)
+	code, _, errOut := dbrig(t, ctx, "load", "--driver", "null", "--store", store, "--quiet", "-p", "recordcount=10000000000000")
+	if code != 130 || !strings.Contains(errOut, "would take about") {
+		t.Errorf("an endless load: exit %d, no warning:\n%s", code, errOut)
+	}
+	code, out, errOut := dbrig(t, context.Background(), "load", "--driver", "null", "--store", store, "--quiet", "-p", "recordcount=10000000000000", "--duration", "1s")
+	if code != 0 || !strings.Contains(out, "the data set is partial") || strings.Contains(errOut, "would take about") {
+		t.Errorf("load --duration 1s: exit %d\n%s%s", code, out, errOut)
+	}
+}

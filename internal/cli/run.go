@@ -51,6 +51,7 @@ func (f *runFlags) define(fs *flag.FlagSet, withRun bool) {
 	fs.Bool("s", false, "accepted for YCSB compatibility (status is always shown)")
 	fs.BoolVar(&f.recreate, "recreate", false, "drop the benchmark data of an earlier load first, then load")
 	if !withRun {
+		fs.DurationVar(&f.duration, "duration", 0, "stop loading after this long (the data set is then partial, and says so)")
 		return
 	}
 	fs.Float64Var(&f.rate, "rate", 0, "target throughput in ops/s (0 = as fast as possible); property target")
@@ -124,8 +125,11 @@ func (f *runFlags) options(withRun bool, args []string) experiment.Options {
 	case f.set["target"]:
 		override("-target", "target", strconv.FormatFloat(f.rate, 'g', -1, 64))
 	}
-	if f.set["duration"] {
+	if f.set["duration"] && withRun {
 		override("--duration", "maxexecutiontime", strconv.FormatFloat(f.duration.Seconds(), 'f', -1, 64))
+	}
+	if f.set["duration"] && !withRun {
+		o.LoadDuration = f.duration
 	}
 	return o
 }
