@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/measure"
@@ -62,6 +63,9 @@ type Outcome struct {
 	Nodes []cluster.Node
 	// Faults are the events of the faults injected, in order.
 	Faults []run.Event
+	// Impacts is what each fault cost, computed from the stored run when it
+	// ended and stored with it.
+	Impacts []analysis.Impact
 	// StoreErr is set when part of the run could not be written to the
 	// results store (a full disk, a lost connection): the run is then not
 	// completely stored, though what was written before stays readable.
@@ -188,6 +192,12 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		storeErr = errors.Join(storeErr, err)
 		runErr = errors.Join(runErr, err)
 	}
+	if len(out.Faults) > 0 && storeErr == nil {
+		if err := storeImpacts(wctx, store, out); err != nil {
+			storeErr = err
+			runErr = errors.Join(runErr, err)
+		}
+	}
 	out.StoreErr = storeErr
 	return out, runErr
 }
@@ -308,6 +318,31 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// storeImpacts computes what the run's faults cost from what was stored
+// (as any later report would) and stores it.
+func storeImpacts(ctx context.Context, store *results.Store, out *Outcome) error {
+	runs, err := analysis.ReadRuns(ctx, store, []int64{out.RunID})
+	if err != nil {
+		return fmt.Errorf("impacts: %w", err)
+	}
+	out.Impacts = analysis.Impacts(runs[0])
+	rows := make([]results.Impact, len(out.Impacts))
+	for i, im := range out.Impacts {
+		rows[i] = results.Impact{Fault: im.Fault, Target: im.Detail, Outcome: im.Outcome,
+			StartMS: im.Start.Milliseconds(), EndMS: im.End.Milliseconds(),
+			BaselineP50: im.Baseline.P50, BaselineP95: im.Baseline.P95, BaselineP99: im.Baseline.P99,
+			FaultP50: im.During.P50, FaultP95: im.During.P95, FaultP99: im.During.P99,
+			AfterP50: im.After.P50, AfterP95: im.After.P95, AfterP99: im.After.P99,
+			ThroughputChangePct: im.ThroughputChangePct, Errors: im.During.Errors + im.After.Errors,
+			UnavailableMS: int64(im.UnavailableS) * 1000}
+		if im.Recovery != nil {
+			ms := im.Recovery.Milliseconds()
+			rows[i].RecoveryMS = &ms
+		}
+	}
+	return store.AddImpacts(ctx, out.RunID, rows)
 }
 
 // runInfo is the run's context as stored: what ran, where, how.

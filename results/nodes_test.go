@@ -75,3 +75,29 @@ func TestTargetRateRoundTrip(t *testing.T) {
 		t.Errorf("OVERALL row %s target %v, want 1234.5", last.Op, last.TargetRate)
 	}
 }
+
+func TestImpactsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	id, err := s.CreateRun(ctx, RunInfo{System: "etcd", Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := int64(3000)
+	in := []Impact{
+		{Fault: "kill-leader", Target: "kill leader: [etcd2]", Outcome: "injected", StartMS: 10000, EndMS: 10000,
+			BaselineP99: 5650, FaultP99: 2560, AfterP99: 1940000, ThroughputChangePct: -99, Errors: 40, UnavailableMS: 1000, RecoveryMS: &rec},
+		{Fault: "pause", StartMS: 20000, EndMS: 22000, RecoveryMS: nil},
+	}
+	if err := s.AddImpacts(ctx, id, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Impacts(ctx, id)
+	if err != nil || len(got) != 2 || *got[0].RecoveryMS != 3000 || got[1].RecoveryMS != nil || got[0].FaultP99 != 2560 || got[0].ThroughputChangePct != -99 {
+		t.Errorf("impacts read back: %+v, %v", got, err)
+	}
+}

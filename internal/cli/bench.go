@@ -15,7 +15,6 @@ import (
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
-	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -87,10 +86,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		report.Summary(table, report.Header{RunID: o.Outcome.RunID, Name: o.Run.Plan.Name, System: o.Run.Plan.Driver,
 			Workload: o.Run.Plan.WorkloadName(), Status: o.Outcome.Status}, o.Outcome.Phases)
 		if len(o.Outcome.Faults) > 0 {
-			ims, err := runImpacts(ctx, *store, o.Outcome.RunID)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "warning: impact of the faults of run %d: %v\n", o.Outcome.RunID, err)
-			}
+			ims := o.Outcome.Impacts
 			impacts[o.Outcome.RunID] = ims
 			report.Impacts(table, ims)
 			for _, j := range analysis.Judge(ims, limitsOf(o.Run.Exp.Verdicts)) {
@@ -320,21 +316,6 @@ func describeRecipe(r cluster.Recipe) string {
 		return fmt.Sprintf("hazelcast × %d members", n)
 	}
 	return r.System()
-}
-
-// runImpacts reads a run back from the store and computes what its faults
-// cost: from the stored data alone, as a later report would.
-func runImpacts(ctx context.Context, storeAddr string, id int64) ([]analysis.Impact, error) {
-	s, err := results.OpenExisting(ctx, storeAddr)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	runs, err := analysis.ReadRuns(ctx, s, []int64{id})
-	if err != nil {
-		return nil, err
-	}
-	return analysis.Impacts(runs[0]), nil
 }
 
 // limitsOf turns an experiment file's verdicts into analysis limits.

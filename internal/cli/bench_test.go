@@ -197,6 +197,9 @@ func TestEtcdFaults(t *testing.T) {
 		if len(doc.Impacts) != 1 || len(doc.Runs) != 1 || doc.Runs[0].Status != "done" {
 			t.Fatalf("impacts %+v, runs %+v\n%s", doc.Impacts, doc.Runs, errOut)
 		}
+		if stored, err := openStore(t, store).Impacts(context.Background(), 1); err != nil || len(stored) != 1 || stored[0].Fault != doc.Impacts[0].Fault {
+			t.Errorf("impacts stored: %+v, %v", stored, err)
+		}
 		for _, ev := range doc.Events {
 			if ev.Outcome != "injected" && ev.Outcome != "injected, healed" {
 				t.Errorf("fault event %s: %s", ev.Name, ev.Outcome)
