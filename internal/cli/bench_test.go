@@ -178,7 +178,7 @@ func TestEtcdFaults(t *testing.T) {
 	bench := func(scenario, verdict string, wantCode int) (impact, string) {
 		store := filepath.Join(t.TempDir(), "r.db")
 		code, out, errOut := dbrig(t, context.Background(), "bench", example, "--store", store, "--quiet", "--json",
-			"--set", "duration=14s", "--set", "records=2000", "--set", "rate=200", "--set", "scenario="+scenario, "--set", "verdict="+verdict)
+			"--set", "duration=20s", "--set", "records=2000", "--set", "rate=200", "--set", "scenario="+scenario, "--set", "verdict="+verdict)
 		if code != wantCode {
 			t.Fatalf("exit %d, want %d\n%s", code, wantCode, errOut)
 		}
