@@ -46,6 +46,12 @@ func classOf(err error) errclass.Class {
 		code = coded.Code()
 	} else if s, ok := status.FromError(err); ok {
 		code = s.Code()
+		// A server whose own request context expired (a proposal during an
+		// election) answers code Unknown with the context's message: the
+		// status carries nothing else to tell it by.
+		if code == codes.Unknown && s.Message() == context.DeadlineExceeded.Error() {
+			return errclass.Timeout
+		}
 	}
 	switch code {
 	case codes.DeadlineExceeded:

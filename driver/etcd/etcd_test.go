@@ -104,6 +104,8 @@ func TestClassOf(t *testing.T) {
 		{fmt.Errorf("wrapped: %w", status.Error(codes.Unavailable, "x")), errclass.Unavailable},
 		{status.Error(codes.DeadlineExceeded, "slow"), errclass.Timeout},
 		{status.Error(codes.Aborted, "aborted"), errclass.Conflict},
+		{status.Error(codes.Unknown, "context deadline exceeded"), errclass.Timeout}, // the server's own timeout
+		{status.Error(codes.Unknown, "something else"), errclass.Other},
 		{rpctypes.ErrTooManyOps, errclass.Other},
 		{errors.New("plain"), errclass.Other},
 	}
