@@ -29,16 +29,17 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"run":      {"load the data, run a workload, store and print the results", runCmd},
-		"bench":    {"run an experiment file: every run of its matrix, stored (bench FILE.yaml [--dry-run] [--set k=v])", benchCmd},
-		"cluster":  {"a local cluster that outlives the command (cluster up FILE.yaml|RECIPE | status | down | logs NODE)", clusterCmd},
-		"load":     {"only load the data (for a store that keeps it, e.g. -p pebble.dir=DIR)", loadCmd},
-		"validate": {"check dbrig's measurements against the simulated store's known answer", validateCmd},
-		"runs":     {"list, show and compare stored runs (runs list | show ID | compare ID ID)", runsCmd},
-		"report":   {"write a self-contained HTML report of runs (report ID [ID…] -o r.html [--png DIR])", reportCmd},
-		"serve":    {"a read-only web dashboard over the results (serve [--addr 127.0.0.1:8080])", serveCmd},
-		"drivers":  {"list the systems dbrig can drive, or one driver's properties (drivers [NAME])", driversCmd},
-		"version":  {"print dbrig's version", versionCmd},
+		"run":        {"load the data, run a workload, store and print the results", runCmd},
+		"bench":      {"run an experiment file: every run of its matrix, stored (bench FILE.yaml [--dry-run] [--set k=v])", benchCmd},
+		"cluster":    {"a local cluster that outlives the command (cluster up FILE.yaml|RECIPE | status | down | logs NODE)", clusterCmd},
+		"load":       {"only load the data (for a store that keeps it, e.g. -p pebble.dir=DIR)", loadCmd},
+		"validate":   {"check dbrig's measurements against the simulated store's known answer", validateCmd},
+		"runs":       {"list, show and compare stored runs (runs list | show ID | compare ID ID)", runsCmd},
+		"report":     {"write a self-contained HTML report of runs (report ID [ID…] -o r.html [--png DIR])", reportCmd},
+		"serve":      {"a read-only web dashboard over the results (serve [--addr 127.0.0.1:8080])", serveCmd},
+		"drivers":    {"list the systems dbrig can drive, or one driver's properties (drivers [NAME])", driversCmd},
+		"version":    {"print dbrig's version", versionCmd},
+		"completion": {"a bash completion script: source <(dbrig completion bash)", completionCmd},
 	}
 }
 

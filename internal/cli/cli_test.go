@@ -434,3 +434,32 @@ func TestLoadETAAndDuration(t *testing.T) {
 		t.Errorf("load --duration 1s: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// The completion script offers the properties the unknown-property check
+// knows (drivers' declarations, the workload's and the runner's keys), and
+// bash runs it: completing "-p recordc" gives recordcount=.
+func TestBashCompletion(t *testing.T) {
+	code, out, errOut := dbrig(t, context.Background(), "completion", "bash")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"redis.password=", "pg.url=", "recordcount=", "threadcount=", "maxexecutiontime=", "--clients", "workloada", "hazelcast"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("completion lacks %q", want)
+		}
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	script := filepath.Join(t.TempDir(), "c.bash")
+	os.WriteFile(script, []byte(out), 0o644)
+	probe := `source ` + script + `; COMP_WORDS=(dbrig run -p recordc); COMP_CWORD=3; _dbrig; echo "${COMPREPLY[@]}"`
+	got, err := exec.Command(bash, "-c", probe).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(got)) != "recordcount=" {
+		t.Errorf("bash completes -p recordc to %q (%v), want recordcount=", got, err)
+	}
+	if code, _, _ := dbrig(t, context.Background(), "completion", "fish"); code != 2 {
+		t.Errorf("completion fish: exit %d, want 2", code)
+	}
+}
