@@ -70,15 +70,11 @@ func nodeCharts(runs []Run, bands []Band, marks []Mark, xmax float64) []Chart {
 		}
 		return keys[a].node < keys[b].node
 	})
-	xs := make([]float64, 0, len(xsSet))
-	for x := range xsSet {
-		xs = append(xs, x)
-	}
-	sort.Float64s(xs)
-	x := make([]Num, len(xs))
-	for i, v := range xs {
-		x[i] = Num(v)
-		xmax = max(xmax, v)
+	x := axisOf(xsSet)
+	xs := make([]float64, len(x))
+	for i, v := range x {
+		xs[i] = float64(v)
+		xmax = max(xmax, xs[i])
 	}
 	var out []Chart
 	for _, nm := range nodeMetrics {

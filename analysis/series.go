@@ -2,7 +2,8 @@ package analysis
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
@@ -112,11 +113,12 @@ func TimeAxis(runs []Run) []Num {
 			set[second(iv)] = true
 		}
 	}
-	xs := make([]float64, 0, len(set))
-	for v := range set {
-		xs = append(xs, v)
-	}
-	sort.Float64s(xs)
+	return axisOf(set)
+}
+
+// axisOf is a set of x values as a sorted axis.
+func axisOf(set map[float64]bool) []Num {
+	xs := slices.Sorted(maps.Keys(set))
 	out := make([]Num, len(xs))
 	for i, v := range xs {
 		out[i] = Num(v)
