@@ -2,8 +2,10 @@ package results
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -12,8 +14,12 @@ import (
 )
 
 // pgResultsURL is DBRIG_PG_URL pointed at the dbrig_results database, which
-// scripts/servers/postgres.sh creates for these tests (the driver tests use
-// database dbrig, so neither sees the other's tables).
+// the test servers create for these tests (the driver tests use database
+// dbrig, so neither sees the other's tables), with search_path set to a
+// schema of this test's own: the store's tables and its schema_version live
+// there, so test runs of binaries that know different migrations never meet
+// (the database outlives a run on a developer's machine), and the schema is
+// dropped when the test ends.
 func pgResultsURL(t testing.TB) string {
 	t.Helper()
 	u, err := url.Parse(testenv.Need(t, "DBRIG_PG_URL"))
@@ -21,6 +27,36 @@ func pgResultsURL(t testing.TB) string {
 		t.Fatalf("DBRIG_PG_URL: %v", err)
 	}
 	u.Path = "/dbrig_results"
+	// One schema per test and process: a test that opens the store twice
+	// (concurrent writers) gets the same one.
+	schema := fmt.Sprintf("test_%d_%s", os.Getpid(), strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, strings.ToLower(t.Name())))
+	admin, err := sql.Open("pgx", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec("CREATE SCHEMA IF NOT EXISTS " + schema); err != nil {
+		t.Fatalf("create schema %s in dbrig_results: %v", schema, err)
+	}
+	t.Cleanup(func() {
+		db, err := sql.Open("pgx", u.String())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer db.Close()
+		if _, err := db.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
 	return u.String()
 }
 
@@ -51,8 +87,10 @@ func TestOpenPostgresKeywordValue(t *testing.T) {
 	pw, _ := u.User.Password()
 	kv := fmt.Sprintf("host=%s port=%s user=%s password='%s' dbname=%s",
 		u.Hostname(), u.Port(), u.User.Username(), strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw), strings.TrimPrefix(u.Path, "/"))
-	if sslmode := u.Query().Get("sslmode"); sslmode != "" {
-		kv += " sslmode=" + sslmode
+	for _, k := range []string{"sslmode", "search_path"} {
+		if v := u.Query().Get(k); v != "" {
+			kv += " " + k + "=" + v
+		}
 	}
 	s, err := Open(context.Background(), kv)
 	if err != nil {
