@@ -87,11 +87,15 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	var nodes []cluster.Node
 	var c *cluster.Cluster
+	var nw *network // the proxies network faults act on (nil: none)
 	if p.Cluster != nil {
 		var err error
-		c, err = p.up(ctx, h)
+		c, nw, err = p.upRouted(ctx, h)
 		if err != nil {
 			return nil, err
+		}
+		if nw != nil {
+			defer nw.close() // after the cluster is down (defers run last first)
 		}
 		// Torn down whatever happens, also after Ctrl-C (ctx is done then).
 		defer func() {
@@ -163,7 +167,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	stopSampling := sampleNodes(wctx, store, runID, nodes, obs.fail)
 	stopFaults := func() {}
 	if len(p.Faults) > 0 && c != nil {
-		in := newInjector(p.Faults, c, obs.Event)
+		in := newInjector(p.Faults, c, nw, obs.Event)
 		obs.onMeasure = in.measureStarted
 		fctx, cancel := context.WithCancel(wctx)
 		done := make(chan struct{})

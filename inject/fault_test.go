@@ -24,23 +24,23 @@ func TestFaultsOnRealProcesses(t *testing.T) {
 	defer cancel()
 
 	p := sleeper(t)
-	if err := (Pause{}).Inject(ctx, []int{p}); err != nil || state(p) != "T" {
+	if err := (Pause{}).Inject(ctx, Target{PIDs: []int{p}}); err != nil || state(p) != "T" {
 		t.Fatalf("pause: %v, state %q", err, state(p))
 	}
-	if err := (Pause{}).Heal(ctx, []int{p}); err != nil || state(p) == "T" || gone(p) {
+	if err := (Pause{}).Heal(ctx, Target{PIDs: []int{p}}); err != nil || state(p) == "T" || gone(p) {
 		t.Fatalf("resume: %v, state %q", err, state(p))
 	}
 
 	k := sleeper(t)
-	if err := (Kill{}).Inject(ctx, []int{k}); err != nil || !gone(k) {
+	if err := (Kill{}).Inject(ctx, Target{PIDs: []int{k}}); err != nil || !gone(k) {
 		t.Fatalf("kill: %v, gone %v", err, gone(k))
 	}
-	if err := (Kill{}).Heal(ctx, []int{k}); !errors.Is(err, ErrNoHeal) {
+	if err := (Kill{}).Heal(ctx, Target{PIDs: []int{k}}); !errors.Is(err, ErrNoHeal) {
 		t.Errorf("heal after kill: %v, want ErrNoHeal", err)
 	}
 
 	s := sleeper(t) // sleep ends on SIGTERM
-	if err := (Stop{Grace: 5 * time.Second}).Inject(ctx, []int{s}); err != nil || !gone(s) {
+	if err := (Stop{Grace: 5 * time.Second}).Inject(ctx, Target{PIDs: []int{s}}); err != nil || !gone(s) {
 		t.Fatalf("stop: %v, gone %v", err, gone(s))
 	}
 	// A process that ignores SIGTERM is killed after the grace period.
@@ -51,14 +51,14 @@ func TestFaultsOnRealProcesses(t *testing.T) {
 	go stubborn.Wait()
 	time.Sleep(100 * time.Millisecond)
 	began := time.Now()
-	if err := (Stop{Grace: 300 * time.Millisecond}).Inject(ctx, []int{stubborn.Process.Pid}); err != nil || !gone(stubborn.Process.Pid) {
+	if err := (Stop{Grace: 300 * time.Millisecond}).Inject(ctx, Target{PIDs: []int{stubborn.Process.Pid}}); err != nil || !gone(stubborn.Process.Pid) {
 		t.Fatalf("stop of a process ignoring SIGTERM: %v", err)
 	}
 	if time.Since(began) < 300*time.Millisecond {
 		t.Error("killed before the grace period ended")
 	}
 
-	if _, err := New("meteor", 0); !errors.Is(err, ErrUnknownFault) {
+	if _, err := New("meteor", Options{}); !errors.Is(err, ErrUnknownFault) {
 		t.Errorf("New(meteor): %v", err)
 	}
 }

@@ -76,10 +76,11 @@ func (t Toxics) merge(o Toxics) Toxics {
 
 // Options configure a proxy. The zero value is usable.
 type Options struct {
-	// Identify names the source of a connection from the first bytes it
-	// sends (at most 32 KiB, what one read returned); "" is no particular
+	// Identify names the source of a connection c (the client side) from
+	// the first bytes it sends (at most 32 KiB, what one read returned, none
+	// when it sent nothing within IdentifyTimeout); "" is no particular
 	// source. Nil: sources are not told apart.
-	Identify func(first []byte) string
+	Identify func(c net.Conn, first []byte) string
 	// Seed seeds the jitter (0: a fixed default), so runs can repeat.
 	Seed uint64
 }
@@ -246,6 +247,20 @@ func (p *Proxy) effective(src string) Toxics {
 	return t
 }
 
+// Reset closes the open connections from exactly src ("" the unidentified
+// ones) with a reset, so their clients connect again (and are identified
+// again).
+func (p *Proxy) Reset(src string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c, s := range p.conns {
+		if s == src {
+			reset(c)
+			delete(p.conns, c)
+		}
+	}
+}
+
 // resetFrom closes the open connections from src ("" all) with a reset.
 func (p *Proxy) resetFrom(src string) {
 	p.mu.Lock()
@@ -334,7 +349,7 @@ func (p *Proxy) serve(client net.Conn) {
 			return
 		}
 		first = buf[:n]
-		src = p.opts.Identify(first)
+		src = p.opts.Identify(client, first)
 		if !p.track(client, src) {
 			p.untrack(client)
 			return

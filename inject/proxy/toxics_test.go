@@ -26,7 +26,7 @@ func TestJitter(t *testing.T) {
 		lo, hi = min(lo, rtt), max(hi, rtt)
 	}
 	// Two one-way delays, each within d ± j.
-	if lo < 2*(d-j) || hi > 2*(d+j)+100*time.Millisecond {
+	if lo < 2*(d-j) || hi > 2*(d+j)+300*time.Millisecond {
 		t.Fatalf("round trips %v..%v, want within %v..%v (+ scheduling)", lo, hi, 2*(d-j), 2*(d+j))
 	}
 	if hi-lo < 2*time.Millisecond {
@@ -97,7 +97,7 @@ func TestReset(t *testing.T) {
 // TestSources cuts one source only: connections that say "from: a" are
 // reset, those from b keep working.
 func TestSources(t *testing.T) {
-	p, err := ListenWith(echoServer(t), Options{Identify: func(b []byte) string {
+	p, err := ListenWith(echoServer(t), Options{Identify: func(_ net.Conn, b []byte) string {
 		s, _, _ := strings.Cut(strings.TrimPrefix(string(b), "from: "), "\n")
 		return s
 	}})
