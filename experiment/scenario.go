@@ -79,9 +79,7 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 	var entries []*entry
 	byName := map[string]*entry{}
 	for _, f := range e.Scenario {
-		bad := func(key, format string, args ...any) error {
-			return e.Errorf(f.Path+"."+key, format, args...)
-		}
+		bad := func(key, format string, args ...any) error { return faultErr(e, f, key, format, args...) }
 		en, err := checkEntry(f, recipe, bad)
 		if err != nil {
 			return nil, err
@@ -99,14 +97,14 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 		case 2:
 			return nil
 		case 1:
-			return e.Errorf(en.f.Path+".after", "the faults wait for each other in a cycle: %s", strings.Join(append(path, en.f.Name), " → "))
+			return faultErr(e, en.f, "after", "the faults wait for each other in a cycle: %s", strings.Join(append(path, en.f.Name), " → "))
 		}
 		en.state = 1
 		en.at = en.f.At
 		if en.f.After != "" {
 			cause := byName[en.f.After]
 			if cause == nil {
-				return e.Errorf(en.f.Path+".after", "no fault named %q in the scenario (names: %s)", en.f.After, strings.Join(sortedKeys(byName), ", "))
+				return faultErr(e, en.f, "after", "no fault named %q in the scenario (names: %s)", en.f.After, strings.Join(sortedKeys(byName), ", "))
 			}
 			if err := resolve(cause, append(path, en.f.Name)); err != nil {
 				return err
@@ -131,7 +129,7 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 				if f.After != "" {
 					key = "after"
 				}
-				return nil, e.Errorf(f.Path+"."+key, "fires at %v and lasts %v, past the measure phase's end (%v)", at, f.For, measure)
+				return nil, faultErr(e, f, key, "fires at %v and lasts %v, past the measure phase's end (%v)", at, f.For, measure)
 			}
 			name := f.Name
 			if f.Count > 1 {
@@ -145,6 +143,16 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 		return nil, err
 	}
 	return out, nil
+}
+
+// faultErr is bad input in a scenario entry, at its key's position (the
+// entry's when the key was not written).
+func faultErr(e spec.Experiment, f spec.Fault, key, format string, args ...any) error {
+	path := f.Path + "." + key
+	if _, ok := e.Position(path); ok {
+		return e.Errorf(path, format, args...)
+	}
+	return &spec.FileError{Pos: f.Pos, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
 // checkEntry checks one scenario entry on its own.
@@ -307,7 +315,7 @@ func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry
 			}
 			if why != "" {
 				eb := entryOf(b)
-				return e.Errorf(eb.f.Path+".at", "%s at %v cannot hold: %s", b.Name, b.At, why)
+				return faultErr(e, eb.f, "at", "%s at %v cannot hold: %s", b.Name, b.At, why)
 			}
 		}
 	}

@@ -1,0 +1,140 @@
+package experiment
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/spec"
+)
+
+// scenarioFile writes an etcd experiment with the given scenario lines
+// (YAML under "scenario:") and reads it.
+func scenarioFile(t *testing.T, scenario string) (spec.Experiment, string) {
+	t.Helper()
+	text := `name: s
+system:
+  driver: etcd
+  cluster: {recipe: etcd, nodes: 3}
+workload: {files: [workloada]}
+load: {duration: 30s}
+scenario:
+` + scenario
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exps, err := spec.ReadExperiment(path, nil)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return exps[0], path
+}
+
+func TestScenarioPlan(t *testing.T) {
+	e, _ := scenarioFile(t, `
+  - {name: a, fault: kill, target: leader, at: 2s}
+  - {name: b, fault: pause, target: follower, after: a, wait: 3s, for: 2s}
+  - {name: c, fault: delay, target: etcd2, delay: 100ms, jitter: 10ms, after: b, wait: 1s, for: 2s, every: 5s, count: 3}
+  - {name: d, fault: partition, target: all, groups: [[etcd1], [etcd2, etcd3]], at: 1s, for: 1s}
+  - {name: e, fault: bandwidth, target: etcd3, rate: 100KB, at: 1s, for: 1s}
+`)
+	plan, err := scenarioPlan(e, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, in := range plan {
+		got = append(got, in.Name+"@"+in.At.String()+"/"+in.Link)
+	}
+	// b: a fired at 2s (instant) + 3s; c: b ended at 7s + 1s, then every 5s.
+	want := "d@1s/peer e@1s/client a@2s/ b@5s/ c#1@8s/client c#2@13s/client c#3@18s/client"
+	if strings.Join(got, " ") != want {
+		t.Errorf("plan %v\nwant %v", strings.Join(got, " "), want)
+	}
+}
+
+func TestScenarioBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, scenario, where, msg string
+	}{
+		{"unknown fault", `
+  - {fault: meteor, target: leader, at: 1s}`, ":9:", "unknown fault"},
+		{"unknown target", `
+  - {fault: kill, target: "Leader!", at: 1s}`, ":9:", "expected a node name"},
+		{"missing cause", `
+  - {name: a, fault: kill, target: leader, at: 1s}
+  - {name: b, fault: kill, target: leader, after: nope}`, ":10:", `no fault named "nope"`},
+		{"cycle", `
+  - {name: a, fault: pause, target: etcd1, for: 1s, after: c}
+  - {name: b, fault: pause, target: etcd2, for: 1s, after: a}
+  - {name: c, fault: pause, target: etcd3, for: 1s, after: b}`, ":9:", "cycle: a → c → b → a"},
+		{"past the end", `
+  - {fault: pause, target: etcd1, at: 25s, for: 10s}`, ":9:", "past the measure phase"},
+		{"dependent past the end", `
+  - {name: a, fault: pause, target: etcd1, at: 20s, for: 5s}
+  - {name: b, fault: pause, target: etcd2, after: a, wait: 4s, for: 2s}`, ":10:", "past the measure phase"},
+		{"two process faults on one node", `
+  - {fault: pause, target: etcd1, at: 1s, for: 10s}
+  - {fault: pause, target: etcd1, at: 5s, for: 1s}`, ":10:", "cannot hold"},
+		{"fault on a killed node", `
+  - {fault: kill, target: etcd1, at: 1s}
+  - {fault: delay, target: etcd1, delay: 10ms, at: 5s, for: 1s}`, ":10:", "down for the rest of the run"},
+		{"two delays on one link", `
+  - {fault: delay, target: etcd1, delay: 10ms, at: 1s, for: 10s}
+  - {fault: delay, target: etcd1, delay: 50ms, at: 5s, for: 1s}`, ":10:", "the first heal would undo both"},
+		{"bad rate", `
+  - {fault: bandwidth, target: etcd1, rate: fast, at: 1s, for: 1s}`, ":9:", "bytes per second"},
+		{"delay without delay", `
+  - {fault: delay, target: etcd1, at: 1s, for: 1s}`, ":9:", "delay needs delay > 0"},
+		{"setting of another fault", `
+  - {fault: kill, target: etcd1, at: 1s, rate: 1MB}`, ":9:", "a kill fault has no rate"},
+		{"bad link", `
+  - {fault: drop, target: etcd1, link: disk, at: 1s, for: 1s}`, ":9:", "expected client"},
+		{"network fault without for", `
+  - {fault: partition, target: etcd1, at: 1s}`, ":9:", "needs for"},
+		{"group twice", `
+  - {fault: partition, target: all, groups: [[etcd1], [etcd1, etcd2]], at: 1s, for: 1s}`, ":9:", "in two groups"},
+		{"at with after", `
+  - {name: a, fault: kill, target: leader, at: 1s}
+  - {name: b, fault: kill, target: leader, after: a, at: 2s}`, ":10:", "not at"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, path := scenarioFile(t, tc.scenario)
+			_, err := scenarioPlan(e, 30*time.Second)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), filepath.Base(path)+tc.where) || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %q\nwant position %s and %q", err, tc.where, tc.msg)
+			}
+		})
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	for in, want := range map[string]int64{"500": 500, "100KB": 100000, "1MiB/s": 1 << 20, "1.5 MB": 1500000, "2KiB": 2048} {
+		if got, err := parseRate(in); err != nil || got != want {
+			t.Errorf("parseRate(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"fast", "-1KB", "0", "KB", "0.1B"} {
+		if _, err := parseRate(in); err == nil {
+			t.Errorf("parseRate(%q) accepted", in)
+		}
+	}
+}
+
+func FuzzParseRate(f *testing.F) {
+	for _, s := range []string{"500", "100KB", "1MiB/s", "x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := parseRate(s)
+		if err == nil && s != "" && (v < 1 || v > 1e12) {
+			t.Errorf("parseRate(%q) = %d out of range", s, v)
+		}
+	})
+}
