@@ -1,0 +1,37 @@
+-- Lost writes: with verify: true, dbrig remembers every insert and delete
+-- the database acknowledged during the run and reads them all back after
+-- the last fault healed (Jepsen's lost writes). Keys with an operation whose
+-- outcome is unknown (it failed: it may or may not have been applied) are
+-- not judged, only counted.
+CREATE TABLE verifications (
+    run_id              BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    inserts_acked       BIGINT NOT NULL, -- keys whose last acknowledged write was an insert
+    deletes_acked       BIGINT NOT NULL, -- keys whose last acknowledged write was a delete
+    uncertain           BIGINT NOT NULL, -- keys not judged: an insert or delete failed (may have been applied)
+    lost_inserts        BIGINT NOT NULL, -- acknowledged inserts that are missing
+    resurrected_deletes BIGINT NOT NULL, -- acknowledged deletes that came back
+    unreadable          BIGINT NOT NULL, -- keys the read-back could not read (an error other than not found)
+    took_ms             BIGINT NOT NULL
+);
+CREATE INDEX verifications_run ON verifications (run_id);
+
+-- The exact fault plan of a run, resolved before it started (which fault,
+-- on which target and link, when, for how long, with which settings), so
+-- dbrig bench --replay RUN_ID runs the same plan again. The node a role
+-- (leader) resolved to is in the run's events.
+CREATE TABLE fault_plans (
+    run_id   BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq      INTEGER NOT NULL, -- firing order
+    name     TEXT   NOT NULL,
+    fault    TEXT   NOT NULL, -- kill, stop, pause, partition, delay, bandwidth, drop
+    target   TEXT   NOT NULL, -- a node name or a role
+    link     TEXT   NOT NULL, -- network faults: client or peer ('' otherwise)
+    groups   TEXT   NOT NULL, -- partition into groups: etcd1|etcd2,etcd3 ('' otherwise)
+    at_ms    BIGINT NOT NULL, -- offset into the measure phase
+    for_ms   BIGINT NOT NULL, -- 0: instant
+    delay_us BIGINT NOT NULL,
+    jitter_us BIGINT NOT NULL,
+    rate     BIGINT NOT NULL, -- bytes per second
+    mode     TEXT   NOT NULL, -- drop: reset or blackhole
+    PRIMARY KEY (run_id, seq)
+);
