@@ -130,6 +130,7 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.Think,
 		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Seed,
 		SkipLoad: !e.Dataset.Load, Recreate: e.Dataset.Recreate, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry, Cluster: cp, Faults: faults,
+		Verify:  e.Verify,
 		Name:    strings.TrimSpace(name + " " + label),
 		Tags:    append([]string{"experiment:" + name}, e.Tags...),
 		Command: "dbrig bench " + e.File,

@@ -66,6 +66,8 @@ type Outcome struct {
 	// Impacts is what each fault cost, computed from the stored run when it
 	// ended and stored with it.
 	Impacts []analysis.Impact
+	// Verify is the read-back of a verify: true run (nil: not verified).
+	Verify *results.Verification
 	// StoreErr is set when part of the run could not be written to the
 	// results store (a full disk, a lost connection): the run is then not
 	// completely stored, though what was written before stays readable.
@@ -174,8 +176,19 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		go func() { defer close(done); in.run(fctx) }()
 		stopFaults = func() { cancel(); <-done }
 	}
-	sums, runErr := p.perform(ctx, db, obs)
+	var tr *tracker
+	if p.Verify {
+		tr = newTracker(db)
+	}
+	sums, runErr := p.perform(ctx, trackedDB(db, tr), obs)
 	stopFaults() // a pause under way is healed before the cluster goes down
+	if tr != nil && ctx.Err() == nil {
+		v := tr.verify(wctx, verifyTimeout(p))
+		out.Verify = &v
+		if err := store.AddVerification(wctx, runID, v); err != nil {
+			obs.fail(err)
+		}
+	}
 	stopSampling()
 	storeErr := obs.close()
 	for _, sum := range sums {

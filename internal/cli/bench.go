@@ -15,6 +15,7 @@ import (
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
+	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -96,6 +97,12 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 				}
 			}
 		}
+		if v := o.Outcome.Verify; v != nil {
+			printVerify(table, *v)
+			if v.Lost() > 0 {
+				failedVerdicts = append(failedVerdicts, fmt.Sprintf("run %d lost %d acknowledged writes", o.Outcome.RunID, v.Lost()))
+			}
+		}
 		printStored(table, o.Outcome)
 		interrupted = interrupted || o.Outcome.Status == experiment.StatusInterrupted
 	}
@@ -118,6 +125,17 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: %s", errVerdict, strings.Join(failedVerdicts, "; "))
 	}
 	return runErr
+}
+
+// printVerify prints what the read-back of a verify: true run found.
+func printVerify(w io.Writer, v results.Verification) {
+	verdict := "none lost"
+	if v.Lost() > 0 {
+		verdict = fmt.Sprintf("%d LOST", v.Lost())
+	}
+	fmt.Fprintf(w, "lost writes (verify): %s — %d of %d acknowledged inserts missing, %d of %d acknowledged deletes came back;"+
+		" %d keys not judged (a write failed: its outcome is unknown), %d unreadable; read back in %d ms\n",
+		verdict, v.LostInserts, v.InsertsAcked, v.ResurrectedDeletes, v.DeletesAcked, v.Uncertain, v.Unreadable, v.TookMS)
 }
 
 // printPlan prints every run of a resolved bench: what --dry-run promises.
