@@ -166,6 +166,11 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 			obs.fail(err)
 		}
 	}
+	if len(p.Faults) > 0 {
+		if err := store.AddFaultPlan(wctx, runID, storedPlan(p.Faults)); err != nil {
+			obs.fail(err)
+		}
+	}
 	stopSampling := sampleNodes(wctx, store, runID, nodes, obs.fail)
 	stopFaults := func() {}
 	if len(p.Faults) > 0 && c != nil {

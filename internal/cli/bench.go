@@ -31,6 +31,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	hdrlog := fs.String("hdrlog", "", "also write an HdrHistogram interval log per run (numbered after the first)")
 	jsonOut := fs.Bool("json", false, "print one JSON document with every run on stdout (tables go to stderr)")
 	quiet := fs.Bool("quiet", false, "no live progress line")
+	replay := fs.Int64("replay", 0, "run the exact fault plan and seed of this stored run again (FILE: default the run's own experiment file)")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
@@ -38,10 +39,16 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return &usageError{msg: err.Error()}
 	}
-	if len(pos) != 1 {
+	if len(pos) != 1 && !(*replay > 0 && len(pos) == 0) {
 		return usagef("dbrig bench: expected one experiment file (see examples/)")
 	}
-	b, err := experiment.ResolveBench(pos[0], experiment.BenchOptions{Sets: sets, Store: *store, HDRLog: *hdrlog, Yes: *yes})
+	bo := experiment.BenchOptions{Sets: sets, Store: *store, HDRLog: *hdrlog, Yes: *yes}
+	var b *experiment.Bench
+	if *replay > 0 {
+		b, err = experiment.ReplayBench(ctx, strings.Join(pos, ""), *replay, bo)
+	} else {
+		b, err = experiment.ResolveBench(pos[0], bo)
+	}
 	if err != nil {
 		return err
 	}
