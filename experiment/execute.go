@@ -185,6 +185,12 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if p.Verify {
 		tr = newTracker(db)
 	}
+	if len(p.Faults) > 0 && c != nil {
+		if tr == nil {
+			tr = &tracker{db: db}
+		}
+		tr.tl = newTimeline(info.Start)
+	}
 	sums, runErr := p.perform(ctx, trackedDB(db, tr), obs)
 	stopFaults() // a pause under way is healed before the cluster goes down
 	if tr != nil && ctx.Err() == nil {
@@ -213,6 +219,12 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if err := store.FinishRun(wctx, runID, out.Status, time.Now(), msg); err != nil {
 		storeErr = errors.Join(storeErr, err)
 		runErr = errors.Join(runErr, err)
+	}
+	if tr != nil && tr.tl != nil && !out.PhaseStarts[measure.PhaseMeasure].IsZero() {
+		if err := store.AddTimeline(wctx, runID, tr.tl.since(out.PhaseStarts[measure.PhaseMeasure])); err != nil {
+			storeErr = errors.Join(storeErr, err)
+			runErr = errors.Join(runErr, err)
+		}
 	}
 	if len(out.Faults) > 0 && storeErr == nil {
 		if err := storeImpacts(wctx, store, out); err != nil {
@@ -350,6 +362,11 @@ func storeImpacts(ctx context.Context, store *results.Store, out *Outcome) error
 		return fmt.Errorf("impacts: %w", err)
 	}
 	out.Impacts = analysis.Impacts(runs[0])
+	ops, err := store.Timeline(ctx, out.RunID)
+	if err != nil {
+		return fmt.Errorf("impacts: %w", err)
+	}
+	out.Impacts = analysis.Precise(out.Impacts, ops)
 	rows := make([]results.Impact, len(out.Impacts))
 	for i, im := range out.Impacts {
 		rows[i] = results.Impact{Fault: im.Fault, Target: im.Detail, Outcome: im.Outcome,
@@ -358,7 +375,7 @@ func storeImpacts(ctx context.Context, store *results.Store, out *Outcome) error
 			FaultP50: im.During.P50, FaultP95: im.During.P95, FaultP99: im.During.P99,
 			AfterP50: im.After.P50, AfterP95: im.After.P95, AfterP99: im.After.P99,
 			ThroughputChangePct: im.ThroughputChangePct, Errors: im.During.Errors + im.After.Errors,
-			UnavailableMS: int64(im.UnavailableS) * 1000}
+			UnavailableMS: im.UnavailableMS}
 		if im.Recovery != nil {
 			ms := im.Recovery.Milliseconds()
 			rows[i].RecoveryMS = &ms

@@ -52,8 +52,9 @@ type trackKey struct{ table, key string }
 type tracker struct {
 	db       driver.DB
 	mu       sync.Mutex
-	last     map[trackKey]writeState
+	last     map[trackKey]writeState // nil: writes are not tracked (only the timeline)
 	inflight map[trackKey]int
+	tl       *timeline // nil: no timeline
 }
 
 func newTracker(db driver.DB) *tracker {
@@ -61,10 +62,12 @@ func newTracker(db driver.DB) *tracker {
 }
 
 // wrap returns the tracker as a driver.DB with the capabilities of the
-// driver the runner looks for (batch inserts, intended starts).
+// driver the runner looks for (batch inserts, intended starts; a timeline
+// needs every operation's intended start).
 func (t *tracker) wrap() driver.DB {
 	_, batch := t.db.(driver.BatchInserter)
 	_, aware := t.db.(driver.ScheduleAware)
+	aware = aware || t.tl != nil
 	switch {
 	case batch && aware:
 		return trackedBatchAware{trackedBatch{tracked{t}}}
@@ -78,6 +81,9 @@ func (t *tracker) wrap() driver.DB {
 
 // begin notes a write of k starting; two at once make k uncertain.
 func (t *tracker) begin(k trackKey) {
+	if t.last == nil {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.inflight[k]++
@@ -88,6 +94,9 @@ func (t *tracker) begin(k trackKey) {
 
 // end notes a write's outcome: acknowledged (err nil) or unknown.
 func (t *tracker) end(k trackKey, s writeState, err error) {
+	if t.last == nil {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.inflight[k]--
@@ -106,7 +115,7 @@ func (t *tracker) end(k trackKey, s writeState, err error) {
 func (t *tracker) insert(ctx context.Context, table, key string, values driver.Record) error {
 	k := trackKey{table, key}
 	t.begin(k)
-	err := t.db.Insert(ctx, table, key, values)
+	err := t.tl.record(ctx, func() error { return t.db.Insert(ctx, table, key, values) })
 	t.end(k, ackInsert, err)
 	return err
 }
@@ -114,7 +123,7 @@ func (t *tracker) insert(ctx context.Context, table, key string, values driver.R
 func (t *tracker) delete(ctx context.Context, table, key string) error {
 	k := trackKey{table, key}
 	t.begin(k)
-	err := t.db.Delete(ctx, table, key)
+	err := t.tl.record(ctx, func() error { return t.db.Delete(ctx, table, key) })
 	t.end(k, ackDelete, err)
 	return err
 }
@@ -123,7 +132,7 @@ func (t *tracker) insertBatch(ctx context.Context, table string, keys []string, 
 	for _, key := range keys {
 		t.begin(trackKey{table, key})
 	}
-	err := t.db.(driver.BatchInserter).InsertBatch(ctx, table, keys, values)
+	err := t.tl.record(ctx, func() error { return t.db.(driver.BatchInserter).InsertBatch(ctx, table, keys, values) })
 	for _, key := range keys {
 		t.end(trackKey{table, key}, ackInsert, err)
 	}
@@ -139,6 +148,9 @@ const (
 // verify reads every judged key back and counts what was lost.
 func (t *tracker) verify(ctx context.Context, timeout time.Duration) results.Verification {
 	began := time.Now()
+	if t.last == nil {
+		return results.Verification{}
+	}
 	t.mu.Lock()
 	keys := make(map[trackKey]writeState, len(t.last))
 	for k, s := range t.last {
@@ -213,16 +225,18 @@ func (t *tracker) readBack(ctx context.Context, k trackKey, timeout time.Duratio
 
 type tracked struct{ t *tracker }
 
-func (d tracked) Read(ctx context.Context, table, key string, fields []string) (driver.Record, error) {
-	return d.t.db.Read(ctx, table, key, fields)
+func (d tracked) Read(ctx context.Context, table, key string, fields []string) (rec driver.Record, err error) {
+	err = d.t.tl.record(ctx, func() error { rec, err = d.t.db.Read(ctx, table, key, fields); return err })
+	return rec, err
 }
 
-func (d tracked) Scan(ctx context.Context, table, startKey string, n int, fields []string) ([]driver.Record, error) {
-	return d.t.db.Scan(ctx, table, startKey, n, fields)
+func (d tracked) Scan(ctx context.Context, table, startKey string, n int, fields []string) (recs []driver.Record, err error) {
+	err = d.t.tl.record(ctx, func() error { recs, err = d.t.db.Scan(ctx, table, startKey, n, fields); return err })
+	return recs, err
 }
 
 func (d tracked) Update(ctx context.Context, table, key string, values driver.Record) error {
-	return d.t.db.Update(ctx, table, key, values)
+	return d.t.tl.record(ctx, func() error { return d.t.db.Update(ctx, table, key, values) })
 }
 
 func (d tracked) Insert(ctx context.Context, table, key string, values driver.Record) error {

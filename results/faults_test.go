@@ -93,3 +93,40 @@ func TestVerificationAndFaultPlan(t *testing.T) {
 		}
 	})
 }
+
+func TestTimeline(t *testing.T) {
+	ops := []TimedOp{{StartUS: 2000, LatencyUS: 150, OK: true}, {StartUS: 1000, LatencyUS: 1 << 40, OK: false}, {StartUS: 1000, LatencyUS: 0, OK: true}}
+	forEachDialect(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		id := newTestRun(t, s)
+		if got, err := s.Timeline(ctx, id); got != nil || err != nil {
+			t.Fatalf("timeline of a run without: %v, %v", got, err)
+		}
+		if err := s.AddTimeline(ctx, id, append([]TimedOp(nil), ops...)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Timeline(ctx, id)
+		want := []TimedOp{ops[1], ops[2], ops[0]}
+		if err != nil || len(got) != 3 || got[0].StartUS != 1000 || got[2] != want[2] || got[0].LatencyUS+got[1].LatencyUS != 1<<40 {
+			t.Fatalf("timeline read back %+v, %v; want %+v (sorted by start)", got, err, want)
+		}
+	})
+}
+
+func FuzzDecodeTimeline(f *testing.F) {
+	f.Add(EncodeTimeline([]TimedOp{{StartUS: 5, LatencyUS: 7, OK: true}, {StartUS: 9, LatencyUS: 1}}))
+	f.Add([]byte{0x80})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ops, err := DecodeTimeline(b)
+		if err != nil {
+			return
+		}
+		// What decodes, encodes back to the same ops, sorted by start.
+		sorted := append([]TimedOp(nil), ops...)
+		again, err := DecodeTimeline(EncodeTimeline(sorted))
+		if err != nil || !reflect.DeepEqual(again, sorted) && len(ops) > 0 {
+			t.Fatalf("round trip of %+v: %+v, %v", ops, again, err)
+		}
+	})
+}

@@ -300,7 +300,7 @@ func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOut
 					FaultP50US: im.During.P50, FaultP95US: im.During.P95, FaultP99US: im.During.P99,
 					AfterP50US: im.After.P50, AfterP95US: im.After.P95, AfterP99US: im.After.P99,
 					ThroughputChangePct: im.ThroughputChangePct, Errors: im.During.Errors + im.After.Errors,
-					UnavailableMS: int64(im.UnavailableS) * 1000}
+					UnavailableMS: im.UnavailableMS}
 				if im.Recovery != nil {
 					ms := im.Recovery.Milliseconds()
 					j.RecoveryMS = &ms

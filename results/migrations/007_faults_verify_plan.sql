@@ -35,3 +35,15 @@ CREATE TABLE fault_plans (
     mode     TEXT   NOT NULL, -- drop: reset or blackhole
     PRIMARY KEY (run_id, seq)
 );
+
+-- The per-operation timeline of a run with faults, for recovery and
+-- unavailable time at millisecond resolution: every operation of the
+-- measure phase as (intended start, response time, success), sorted by
+-- intended start, encoded as varints: the start as a delta from the one
+-- before in µs, the response time in µs, then 0/1. About 5-7 bytes per
+-- operation (5-7 MB per million); see results/timeline.go.
+CREATE TABLE timelines (
+    run_id BIGINT NOT NULL PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+    ops    BIGINT NOT NULL,
+    data   {{blob}} NOT NULL
+);
