@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -35,18 +36,53 @@ func storedPlan(plan []Injection) []results.PlannedFault {
 			if x.Blackhole {
 				f.Mode = "blackhole"
 			}
+		case inject.Restart:
+			f.Mode = "stop"
+			if x.Kill {
+				f.Mode = "kill"
+			}
+		case inject.Command:
+			// Never the text: a command may hold a secret. A replay takes
+			// the commands from the experiment file and checks them.
+			f.Run, f.Heal = digest(x.Run), digest(x.Undo)
 		}
 		out[i] = f
 	}
 	return out
 }
 
-// planOf rebuilds a stored plan's injections.
-func planOf(stored []results.PlannedFault) ([]Injection, error) {
+// digest is how a command is stored: sha256:HEX ("" for none).
+func digest(cmd string) string {
+	if cmd == "" {
+		return ""
+	}
+	return fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(cmd)))
+}
+
+// planOf rebuilds a stored plan's injections; a command fault takes its
+// commands from the experiment file's fault of the same name (file), which
+// must be the ones the run ran.
+func planOf(stored []results.PlannedFault, file []Injection) ([]Injection, error) {
+	commands := map[string]inject.Command{}
+	for _, in := range file {
+		if c, ok := in.Fault.(inject.Command); ok {
+			name, _, _ := strings.Cut(in.Name, "#")
+			commands[name] = c
+		}
+	}
 	out := make([]Injection, len(stored))
 	for i, f := range stored {
-		fault, err := inject.New(f.Fault, inject.Options{Grace: 10 * time.Second, Delay: time.Duration(f.DelayUS) * time.Microsecond,
-			Jitter: time.Duration(f.JitterUS) * time.Microsecond, Rate: f.Rate, Mode: f.Mode})
+		o := inject.Options{Grace: 10 * time.Second, Delay: time.Duration(f.DelayUS) * time.Microsecond,
+			Jitter: time.Duration(f.JitterUS) * time.Microsecond, Rate: f.Rate, Mode: f.Mode}
+		if f.Fault == "command" {
+			name, _, _ := strings.Cut(f.Name, "#")
+			c, ok := commands[name]
+			if !ok || digest(c.Run) != f.Run || digest(c.Undo) != f.Heal {
+				return nil, fmt.Errorf("stored fault %s: the experiment file has no command fault %q with the commands the run ran (commands are stored only as digests)", f.Name, name)
+			}
+			o.Run, o.Heal = c.Run, c.Undo
+		}
+		fault, err := inject.New(f.Fault, o)
 		if err != nil {
 			return nil, fmt.Errorf("stored fault %s: %w", f.Name, err)
 		}
@@ -86,16 +122,16 @@ func ReplayBench(ctx context.Context, path string, runID int64, o BenchOptions) 
 		}
 		path = strings.TrimSpace(f)
 	}
-	plan, err := planOf(stored)
-	if err != nil {
-		return nil, err
-	}
 	o.Sets = append(append([]string(nil), o.Sets...), fmt.Sprintf("seed=%d", d.Info.Load.Seed))
 	b, err := ResolveBench(path, o)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range b.Runs {
+		plan, err := planOf(stored, r.Plan.Faults)
+		if err != nil {
+			return nil, &InputError{Err: fmt.Errorf("--replay %d: %w", runID, err)}
+		}
 		if r.Plan.Cluster == nil {
 			return nil, &InputError{Err: fmt.Errorf("--replay %d: %s has no local cluster to inject faults into", runID, path)}
 		}

@@ -35,6 +35,7 @@ verify: true
 scenario:
   - {name: slow, fault: delay, target: etcd1, delay: 20ms, jitter: 5ms, at: 500ms, for: 1s}
   - {name: nap, fault: pause, target: etcd1, after: slow, wait: 200ms, for: 300ms}
+  - {name: mark, fault: command, target: etcd1, run: "test -n \"$DBRIG_PIDS\" && echo SECRETCMD >/dev/null", at: 2500ms}
 `), 0o644)
 	store := filepath.Join(dir, "r.db")
 	ctx := context.Background()
@@ -50,8 +51,13 @@ scenario:
 	if first.Verify == nil || first.Verify.Lost() != 0 || first.Verify.InsertsAcked < 50 {
 		t.Errorf("verify: %+v, want the 50 loaded records and the run's inserts acknowledged, none lost", first.Verify)
 	}
-	if len(first.Faults) != 4 {
-		t.Errorf("fault events %+v, want start and end of 2 faults", first.Faults)
+	if len(first.Faults) != 5 {
+		t.Errorf("fault events %+v, want start and end of 2 faults and the command", first.Faults)
+	}
+	for _, ev := range first.Faults {
+		if strings.HasPrefix(ev.Outcome, "failed") {
+			t.Errorf("fault %s: %s", ev.Name, ev.Outcome)
+		}
 	}
 	s, err := results.OpenExisting(ctx, store)
 	if err != nil {
@@ -59,7 +65,7 @@ scenario:
 	}
 	defer s.Close()
 	plan, err := s.FaultPlan(ctx, first.RunID)
-	if err != nil || len(plan) != 2 || plan[0].DelayUS != 20000 || plan[1].AtMS != 1700 {
+	if err != nil || len(plan) != 3 || plan[0].DelayUS != 20000 || plan[1].AtMS != 1700 || !strings.HasPrefix(plan[2].Run, "sha256:") {
 		t.Fatalf("stored plan %+v, %v", plan, err)
 	}
 	if _, err := s.Verification(ctx, first.RunID); err != nil {
@@ -74,6 +80,11 @@ scenario:
 	rb, err := ReplayBench(ctx, "", first.RunID, BenchOptions{Store: store})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A command that changed in the file is refused: it is not what ran.
+	os.WriteFile(f, []byte(strings.Replace(changed, "SECRETCMD", "OTHER", 1)), 0o644)
+	if _, err := ReplayBench(ctx, "", first.RunID, BenchOptions{Store: store}); err == nil || !strings.Contains(err.Error(), "commands the run ran") {
+		t.Errorf("replay with a changed command: %v", err)
 	}
 	if got := rb.Runs[0].Plan.Config.Seed; got != 42 {
 		t.Errorf("replay seed %d, want 42", got)

@@ -161,7 +161,8 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 	if err != nil {
 		return nil, bad("rate", "%v", err)
 	}
-	fault, err := inject.New(f.Kind, inject.Options{Grace: 10 * time.Second, Delay: f.Delay, Jitter: f.Jitter, Rate: rate, Mode: f.Mode})
+	fault, err := inject.New(f.Kind, inject.Options{Grace: 10 * time.Second, Delay: f.Delay, Jitter: f.Jitter, Rate: rate, Mode: f.Mode,
+		Run: f.Run, Heal: f.Heal})
 	if err != nil {
 		key := "fault"
 		switch {
@@ -169,6 +170,8 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 			key = "delay"
 		case errors.Is(err, inject.ErrBadOption) && f.Kind == "bandwidth":
 			key = "rate"
+		case errors.Is(err, inject.ErrBadOption) && f.Kind == "command":
+			key = "run"
 		case errors.Is(err, inject.ErrBadOption):
 			key = "mode"
 		}
@@ -177,7 +180,8 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 	network := inject.Network(f.Kind)
 	// Settings another kind of fault takes are a mistake, not ignored.
 	for key, given := range map[string]bool{"delay": f.Delay != 0 && f.Kind != "delay", "jitter": f.Jitter != 0 && f.Kind != "delay",
-		"rate": f.Rate != "" && f.Kind != "bandwidth", "mode": f.Mode != "" && f.Kind != "drop",
+		"rate": f.Rate != "" && f.Kind != "bandwidth", "mode": f.Mode != "" && f.Kind != "drop" && f.Kind != "restart",
+		"run": f.Run != "" && f.Kind != "command", "heal": f.Heal != "" && f.Kind != "command",
 		"groups": len(f.Groups) > 0 && f.Kind != "partition", "link": f.Link != "" && !network} {
 		if given {
 			return nil, bad(key, "a %s fault has no %s", f.Kind, key)
@@ -214,6 +218,8 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 	switch {
 	case f.Kind == "pause" && f.For <= 0:
 		return nil, bad("for", "a pause needs for: how long the node stays paused")
+	case f.Kind == "command" && f.Heal != "" && f.For <= 0:
+		return nil, bad("for", "a command with a heal command needs for: when to run the heal")
 	case f.Every > 0 && f.Every <= f.For:
 		return nil, bad("every", "%v: a recurring fault must end (for %v) before it starts again", f.Every, f.For)
 	case f.Count > 1 && f.Every == 0:
@@ -304,11 +310,12 @@ func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry
 			// on "leader" after a kill hits the new leader.
 			named := !knownTargets[a.Target] && !strings.HasPrefix(a.Target, "all")
 			na, nb := inject.Network(a.Fault.Name()), inject.Network(b.Fault.Name())
+			pa, pb := processFault(a.Fault.Name()), processFault(b.Fault.Name())
 			why := ""
 			switch {
 			case end(a) == time.Duration(1<<63-1) && named:
 				why = fmt.Sprintf("%s is down for the rest of the run after %s", a.Target, a.Name)
-			case !na && !nb && named:
+			case pa && pb && named:
 				why = fmt.Sprintf("%s is under %s (%s) then", a.Target, a.Name, a.Fault.Name())
 			case na && nb && a.Fault.Name() == b.Fault.Name() && a.Link == b.Link:
 				why = fmt.Sprintf("%s already has a %s on its %s link then (%s); the first heal would undo both", a.Target, a.Fault.Name(), a.Link, a.Name)
@@ -320,6 +327,15 @@ func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry
 		}
 	}
 	return nil
+}
+
+// processFault tells the faults that act on a node's process.
+func processFault(kind string) bool {
+	switch kind {
+	case "kill", "stop", "pause", "restart":
+		return true
+	}
+	return false
 }
 
 // looksLikeNode accepts the names recipes give nodes (etcd1, replica2 …).
@@ -426,8 +442,8 @@ func (in *injector) target(ctx context.Context, inj Injection) ([]cluster.Node, 
 }
 
 func (in *injector) fire(ctx context.Context, inj Injection, t0 time.Time) {
-	actx := context.WithoutCancel(ctx) // a fault under way is finished, also at the end of the run
-	lasts := inj.For > 0
+	actx := context.WithoutCancel(ctx)                    // a fault under way is finished, also at the end of the run
+	lasts := inj.For > 0 || inj.Fault.Name() == "restart" // a restart lasts until the node is ready again
 	name, kind := inj.Name, EventFault
 	if lasts {
 		kind = EventFaultStart
@@ -459,6 +475,7 @@ func (in *injector) fire(ctx context.Context, inj Injection, t0 time.Time) {
 	case <-time.After(time.Until(requested.Add(inj.For))):
 	case <-ctx.Done(): // the run ended first: heal now
 	}
+
 	hctx, cancel := context.WithTimeout(actx, 30*time.Second)
 	defer cancel()
 	outcome = "healed"

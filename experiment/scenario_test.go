@@ -138,3 +138,31 @@ func FuzzParseRate(f *testing.F) {
 		}
 	})
 }
+
+func TestScenarioCommandRestart(t *testing.T) {
+	e, _ := scenarioFile(t, `
+  - {name: flush, fault: command, target: etcd1, run: "true", heal: "true", at: 1s, for: 1s}
+  - {name: bounce, fault: restart, target: etcd2, mode: kill, at: 1s, for: 2s}`)
+	plan, err := scenarioPlan(e, 30*time.Second)
+	if err != nil || len(plan) != 2 {
+		t.Fatalf("plan %+v, %v", plan, err)
+	}
+	for _, tc := range []struct{ scenario, msg string }{
+		{`
+  - {fault: command, target: etcd1, at: 1s}`, "command needs run"},
+		{`
+  - {fault: command, target: etcd1, run: "true", heal: "true", at: 1s}`, "needs for"},
+		{`
+  - {fault: kill, target: etcd1, run: "true", at: 1s}`, "a kill fault has no run"},
+		{`
+  - {fault: restart, target: etcd1, mode: gently, at: 1s}`, "restart mode"},
+		{`
+  - {fault: restart, target: etcd1, at: 1s, for: 5s}
+  - {fault: pause, target: etcd1, at: 2s, for: 1s}`, "cannot hold"},
+	} {
+		e, _ := scenarioFile(t, tc.scenario)
+		if _, err := scenarioPlan(e, 30*time.Second); err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), "s.yaml:9:") && !strings.Contains(err.Error(), "s.yaml:10:") {
+			t.Errorf("%s: %v, want %q with a position", tc.scenario, err, tc.msg)
+		}
+	}
+}

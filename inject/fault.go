@@ -61,7 +61,9 @@ type Options struct {
 	Delay  time.Duration // delay: added latency, one way
 	Jitter time.Duration // delay: ± this much
 	Rate   int64         // bandwidth: bytes per second
-	Mode   string        // drop: reset (default) or blackhole
+	Mode   string        // drop: reset (default) or blackhole; restart: stop (default) or kill
+	Run    string        // command: the shell command
+	Heal   string        // command: the shell command that undoes it ("" nothing)
 }
 
 // ErrNoHeal is returned by Heal for faults that only a restart undoes.
@@ -72,7 +74,7 @@ var ErrUnknownFault = errors.New("unknown fault")
 
 // Kinds lists the faults New knows.
 func Kinds() []string {
-	return []string{"kill", "stop", "pause", "partition", "delay", "bandwidth", "drop"}
+	return []string{"kill", "stop", "pause", "restart", "command", "partition", "delay", "bandwidth", "drop"}
 }
 
 // ErrBadOption is wrapped by New for a setting the fault cannot take.
@@ -87,6 +89,19 @@ func New(kind string, o Options) (Fault, error) {
 		return Stop{Grace: o.Grace}, nil
 	case "pause":
 		return Pause{}, nil
+	case "restart":
+		switch o.Mode {
+		case "", "stop":
+			return Restart{Grace: o.Grace}, nil
+		case "kill":
+			return Restart{Kill: true}, nil
+		}
+		return nil, fmt.Errorf("%w: restart mode %q (expected stop or kill)", ErrBadOption, o.Mode)
+	case "command":
+		if strings.TrimSpace(o.Run) == "" {
+			return nil, fmt.Errorf("%w: command needs run: the shell command", ErrBadOption)
+		}
+		return Command{Run: o.Run, Undo: o.Heal}, nil
 	case "partition":
 		return Partition{}, nil
 	case "delay":

@@ -57,6 +57,7 @@ type PlannedFault struct {
 	AtMS, ForMS               int64
 	DelayUS, JitterUS, Rate   int64
 	Mode                      string
+	Run, Heal                 string // command: a digest of each (experiment.ReplayBench), never the text
 }
 
 // AddFaultPlan stores a run's fault plan, in firing order.
@@ -64,9 +65,9 @@ func (s *Store) AddFaultPlan(ctx context.Context, runID int64, plan []PlannedFau
 	err := s.tx(ctx, func(t *txn) error {
 		for i, f := range plan {
 			if err := t.exec(ctx, `INSERT INTO fault_plans (run_id, seq, name, fault, target, link, groups,
-				at_ms, for_ms, delay_us, jitter_us, rate, mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				at_ms, for_ms, delay_us, jitter_us, rate, mode, run, heal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				runID, i, f.Name, f.Fault, f.Target, f.Link, joinGroups(f.Groups), f.AtMS, f.ForMS,
-				f.DelayUS, f.JitterUS, f.Rate, f.Mode); err != nil {
+				f.DelayUS, f.JitterUS, f.Rate, f.Mode, f.Run, f.Heal); err != nil {
 				return err
 			}
 		}
@@ -82,7 +83,7 @@ func (s *Store) AddFaultPlan(ctx context.Context, runID int64, plan []PlannedFau
 // no faults, or ran before plans were stored).
 func (s *Store) FaultPlan(ctx context.Context, runID int64) ([]PlannedFault, error) {
 	rows, err := s.query(ctx, `SELECT name, fault, target, link, groups, at_ms, for_ms, delay_us, jitter_us,
-		rate, mode FROM fault_plans WHERE run_id = ? ORDER BY seq`, runID)
+		rate, mode, run, heal FROM fault_plans WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("fault plan of run %d: %w", runID, err)
 	}
@@ -92,7 +93,7 @@ func (s *Store) FaultPlan(ctx context.Context, runID int64) ([]PlannedFault, err
 		var f PlannedFault
 		var groups string
 		if err := rows.Scan(&f.Name, &f.Fault, &f.Target, &f.Link, &groups, &f.AtMS, &f.ForMS,
-			&f.DelayUS, &f.JitterUS, &f.Rate, &f.Mode); err != nil {
+			&f.DelayUS, &f.JitterUS, &f.Rate, &f.Mode, &f.Run, &f.Heal); err != nil {
 			return nil, err
 		}
 		f.Groups = splitGroups(groups)

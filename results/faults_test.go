@@ -83,6 +83,7 @@ func TestVerificationAndFaultPlan(t *testing.T) {
 			{Name: "b", Fault: "partition", Target: "all", Link: "peer", Groups: [][]string{{"etcd1"}, {"etcd2", "etcd3"}}, AtMS: 2000, ForMS: 500},
 			{Name: "c", Fault: "delay", Target: "etcd1", Link: "client", AtMS: 3000, ForMS: 100, DelayUS: 100000, JitterUS: 5000},
 			{Name: "d", Fault: "drop", Target: "etcd2", Link: "client", Mode: "blackhole", Rate: 0, AtMS: 4000, ForMS: 1},
+			{Name: "e", Fault: "command", Target: "primary", Run: "sha256:0a1b", Heal: "", AtMS: 5000},
 		}
 		if err := s.AddFaultPlan(ctx, id, plan); err != nil {
 			t.Fatal(err)

@@ -16,7 +16,9 @@ type FaultNet struct {
 	Delay  time.Duration
 	Jitter time.Duration
 	Rate   string // bandwidth: bytes per second, e.g. 100KB, 1MB, 500
-	Mode   string // drop: reset or blackhole
+	Mode   string // drop: reset or blackhole; restart: stop or kill
+	Run    string // command: the shell command
+	Heal   string // command: the shell command that undoes it
 	After  string // fire after the scenario entry of this name ended …
 	Wait   time.Duration
 	// … and this long after it (with After; At must not be given then)
@@ -38,6 +40,8 @@ func (d *decoder) faultFields(f *Fault) map[string]func(*yaml.Node, string) erro
 		"jitter": d.duration(&f.Jitter),
 		"rate":   d.str(&f.Rate),
 		"mode":   d.str(&f.Mode),
+		"run":    d.str(&f.Run),
+		"heal":   d.str(&f.Heal),
 		"after":  d.str(&f.After),
 		"wait":   d.duration(&f.Wait),
 	}

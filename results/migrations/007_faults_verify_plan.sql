@@ -23,7 +23,7 @@ CREATE TABLE fault_plans (
     run_id   BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
     seq      INTEGER NOT NULL, -- firing order
     name     TEXT   NOT NULL,
-    fault    TEXT   NOT NULL, -- kill, stop, pause, partition, delay, bandwidth, drop
+    fault    TEXT   NOT NULL, -- kill, stop, pause, restart, command, partition, delay, bandwidth, drop
     target   TEXT   NOT NULL, -- a node name or a role
     link     TEXT   NOT NULL, -- network faults: client or peer ('' otherwise)
     groups   TEXT   NOT NULL, -- partition into groups: etcd1|etcd2,etcd3 ('' otherwise)
@@ -32,7 +32,9 @@ CREATE TABLE fault_plans (
     delay_us BIGINT NOT NULL,
     jitter_us BIGINT NOT NULL,
     rate     BIGINT NOT NULL, -- bytes per second
-    mode     TEXT   NOT NULL, -- drop: reset or blackhole
+    mode     TEXT   NOT NULL, -- drop: reset or blackhole; restart: stop or kill
+    run      TEXT   NOT NULL, -- command: sha256:HEX of the shell command (never its text: it may hold a secret)
+    heal     TEXT   NOT NULL, -- command: sha256:HEX of the heal command ('' none)
     PRIMARY KEY (run_id, seq)
 );
 
