@@ -407,3 +407,65 @@ func opRecovery(ops []results.TimedOp, threshold int64, allowed float64, until i
 	}
 	return nil
 }
+
+// Stat is the median and range of one figure over repeated runs.
+type Stat struct {
+	Median, Min, Max float64
+	N                int // runs the figure exists in
+}
+
+// Spread is what one fault cost over repeated runs of one experiment
+// (repeat: N, with cycle_targets: true on a different node each time).
+type Spread struct {
+	Fault                                                      string
+	Runs                                                       int
+	Recovered                                                  int  // runs in which it recovered
+	Recovery, UnavailableMS, P99ChangePct, ThroughputChangePct Stat // recovery in seconds, over the recovered runs
+}
+
+// Spreads gathers each fault's figures (by name, in order of first
+// appearance) over the impacts of repeated runs.
+func Spreads(runs [][]Impact) []Spread {
+	var order []string
+	figs := map[string]*[4][]float64{}
+	count := map[string]int{}
+	for _, ims := range runs {
+		for _, im := range ims {
+			f, ok := figs[im.Fault]
+			if !ok {
+				f = &[4][]float64{}
+				figs[im.Fault] = f
+				order = append(order, im.Fault)
+			}
+			count[im.Fault]++
+			if im.Recovery != nil {
+				f[0] = append(f[0], im.Recovery.Seconds())
+			}
+			f[1] = append(f[1], float64(im.UnavailableMS))
+			f[2] = append(f[2], im.P99ChangePct)
+			f[3] = append(f[3], im.ThroughputChangePct)
+		}
+	}
+	out := make([]Spread, 0, len(order))
+	for _, name := range order {
+		f := figs[name]
+		out = append(out, Spread{Fault: name, Runs: count[name], Recovered: len(f[0]),
+			Recovery: statOf(f[0]), UnavailableMS: statOf(f[1]), P99ChangePct: statOf(f[2]), ThroughputChangePct: statOf(f[3])})
+	}
+	return out
+}
+
+// statOf is the median (the mean of the middle two for an even count),
+// minimum and maximum of v.
+func statOf(v []float64) Stat {
+	if len(v) == 0 {
+		return Stat{}
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return Stat{Median: m, Min: s[0], Max: s[len(s)-1], N: len(s)}
+}

@@ -64,3 +64,29 @@ func TestPrecise(t *testing.T) {
 		t.Errorf("no timeline: %+v", got)
 	}
 }
+
+func TestSpreads(t *testing.T) {
+	d := func(s float64) *time.Duration { x := time.Duration(s * float64(time.Second)); return &x }
+	runs := [][]Impact{
+		{{Fault: "kill", Recovery: d(3), UnavailableMS: 1000, P99ChangePct: 100, ThroughputChangePct: -50}},
+		{{Fault: "kill", Recovery: nil, UnavailableMS: 4000, P99ChangePct: 300, ThroughputChangePct: -90}, {Fault: "pause", UnavailableMS: 0}},
+		{{Fault: "kill", Recovery: d(1), UnavailableMS: 2000, P99ChangePct: 200, ThroughputChangePct: -70}},
+	}
+	got := Spreads(runs)
+	if len(got) != 2 || got[0].Fault != "kill" || got[1].Fault != "pause" {
+		t.Fatalf("spreads %+v", got)
+	}
+	k := got[0]
+	// By hand: recovery over the 2 recovered runs {1, 3}: median 2; the rest over 3 runs.
+	want := Spread{Fault: "kill", Runs: 3, Recovered: 2,
+		Recovery:            Stat{Median: 2, Min: 1, Max: 3, N: 2},
+		UnavailableMS:       Stat{Median: 2000, Min: 1000, Max: 4000, N: 3},
+		P99ChangePct:        Stat{Median: 200, Min: 100, Max: 300, N: 3},
+		ThroughputChangePct: Stat{Median: -70, Min: -90, Max: -50, N: 3}}
+	if k != want {
+		t.Errorf("kill spread %+v\nwant %+v", k, want)
+	}
+	if got[1].Runs != 1 || got[1].Recovered != 0 || got[1].Recovery.N != 0 {
+		t.Errorf("pause spread %+v", got[1])
+	}
+}

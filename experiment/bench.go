@@ -98,6 +98,9 @@ func ResolveBench(path string, o BenchOptions) (*Bench, error) {
 			if r.Plan, err = Resolve(opts); err != nil {
 				return nil, err
 			}
+			if r.Plan.Faults, err = cycleTargets(e, r.Plan.Faults, rep); err != nil {
+				return nil, &InputError{Err: err}
+			}
 			b.Runs = append(b.Runs, r)
 		}
 	}

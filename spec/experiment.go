@@ -36,6 +36,8 @@ type Experiment struct {
 	Scenario []Fault      // faults injected while the measure phase runs
 	Verdicts []Verdict    // limits the faults' impact must stay within
 	Verify   bool         // read back every acknowledged insert and delete after the run (lost writes)
+	// CycleTargets moves each fault on a node to the next node every repetition.
+	CycleTargets bool
 
 	pos map[string]Pos // key path → where its value is
 }
@@ -559,6 +561,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 			}
 			return nil
 		},
+		"cycle_targets": d.boolean(&e.CycleTargets),
 	})
 	if err != nil {
 		return nil, err

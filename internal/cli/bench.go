@@ -113,6 +113,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		printStored(table, o.Outcome)
 		interrupted = interrupted || o.Outcome.Status == experiment.StatusInterrupted
 	}
+	printSpreads(table, outs)
 	var ids []string
 	for _, o := range outs {
 		if o.Outcome != nil {
@@ -132,6 +133,47 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: %s", errVerdict, strings.Join(failedVerdicts, "; "))
 	}
 	return runErr
+}
+
+// printSpreads prints, for each matrix combination run more than once
+// with faults, the median and range of each fault's impact figures.
+func printSpreads(w io.Writer, outs []experiment.BenchOutcome) {
+	var order []string
+	groups := map[string][][]analysis.Impact{}
+	for _, o := range outs {
+		if o.Outcome == nil || len(o.Outcome.Impacts) == 0 {
+			continue
+		}
+		var parts []string
+		for _, f := range strings.Fields(o.Run.Label()) {
+			if !strings.HasPrefix(f, "rep=") {
+				parts = append(parts, f)
+			}
+		}
+		key := strings.Join(parts, " ")
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], o.Outcome.Impacts)
+	}
+	for _, key := range order {
+		if len(groups[key]) < 2 {
+			continue
+		}
+		fmt.Fprintf(w, "\nfaults over %d runs%s: median [min … max]\n", len(groups[key]), strings.TrimRight(" ("+key+")", " ()"))
+		stat := func(s analysis.Stat, unit string) string {
+			if s.N == 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.1f%s [%.1f … %.1f]", s.Median, unit, s.Min, s.Max)
+		}
+		for _, sp := range analysis.Spreads(groups[key]) {
+			fmt.Fprintf(w, "  %-14s recovered %d/%d, recovery %s, unavailable %s, p99 change %s, throughput change %s\n",
+				sp.Fault, sp.Recovered, sp.Runs, stat(sp.Recovery, "s"), stat(analysis.Stat{Median: sp.UnavailableMS.Median / 1000,
+					Min: sp.UnavailableMS.Min / 1000, Max: sp.UnavailableMS.Max / 1000, N: sp.UnavailableMS.N}, "s"),
+				stat(sp.P99ChangePct, "%"), stat(sp.ThroughputChangePct, "%"))
+		}
+	}
 }
 
 // printVerify prints what the read-back of a verify: true run found.
