@@ -176,6 +176,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if len(p.Faults) > 0 && c != nil {
 		in := newInjector(p.Faults, c, nw, obs.Event)
 		obs.onMeasure = in.measureStarted
+		obs.then = tee{in: in, next: obs.then} // conditional triggers watch the seconds
 		fctx, cancel := context.WithCancel(wctx)
 		done := make(chan struct{})
 		go func() { defer close(done); in.run(fctx) }()
@@ -193,7 +194,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	sums, runErr := p.perform(ctx, trackedDB(db, tr), obs)
 	stopFaults() // a pause under way is healed before the cluster goes down
-	if tr != nil && ctx.Err() == nil {
+	if p.Verify && tr != nil && ctx.Err() == nil {
 		v := tr.verify(wctx, verifyTimeout(p))
 		out.Verify = &v
 		if err := store.AddVerification(wctx, runID, v); err != nil {

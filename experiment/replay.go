@@ -25,7 +25,7 @@ func storedPlan(plan []Injection) []results.PlannedFault {
 	out := make([]results.PlannedFault, len(plan))
 	for i, in := range plan {
 		f := results.PlannedFault{Name: in.Name, Fault: in.Fault.Name(), Target: in.Target, Link: in.Link,
-			Groups: in.Groups, AtMS: in.At.Milliseconds(), ForMS: in.For.Milliseconds()}
+			Groups: in.Groups, AtMS: in.At.Milliseconds(), ForMS: in.For.Milliseconds(), StableMS: in.Stable.Milliseconds()}
 		switch x := in.Fault.(type) {
 		case inject.Delay:
 			f.DelayUS, f.JitterUS = x.Delay.Microseconds(), x.Jitter.Microseconds()
@@ -87,7 +87,8 @@ func planOf(stored []results.PlannedFault, file []Injection) ([]Injection, error
 			return nil, fmt.Errorf("stored fault %s: %w", f.Name, err)
 		}
 		out[i] = Injection{Name: f.Name, Fault: fault, Target: f.Target, Link: f.Link, Groups: f.Groups,
-			At: time.Duration(f.AtMS) * time.Millisecond, For: time.Duration(f.ForMS) * time.Millisecond}
+			At: time.Duration(f.AtMS) * time.Millisecond, For: time.Duration(f.ForMS) * time.Millisecond,
+			Stable: time.Duration(f.StableMS) * time.Millisecond}
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbrig/dbrig/cluster"
@@ -29,6 +30,10 @@ type Injection struct {
 	Groups [][]string
 	At     time.Duration // offset into the measure phase
 	For    time.Duration // until healed (0: instantaneous): a pause resumes, a killed or stopped node restarts
+	// Stable, if set, makes At the time the fault is armed: it fires once
+	// the system has been stable this long (conditional trigger; see
+	// injector.stable).
+	Stable time.Duration
 }
 
 // Kinds of the events faults emit: an instantaneous fault (kill, stop) is
@@ -109,6 +114,9 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 			if err := resolve(cause, append(path, en.f.Name)); err != nil {
 				return err
 			}
+			if cause.f.When != "" {
+				return faultErr(e, en.f, "after", "%q fires when the system is stable: when is not known before the run, so nothing can wait for it", cause.f.Name)
+			}
 			en.at = cause.last() + en.f.Wait
 		}
 		en.state = 2
@@ -124,18 +132,18 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 		f := en.f
 		for k := 0; k < f.Count; k++ {
 			at := en.at + time.Duration(k)*f.Every
-			if measure > 0 && at+f.For > measure {
+			if measure > 0 && at+f.StableFor+f.For > measure {
 				key := "at"
 				if f.After != "" {
 					key = "after"
 				}
-				return nil, faultErr(e, f, key, "fires at %v and lasts %v, past the measure phase's end (%v)", at, f.For, measure)
+				return nil, faultErr(e, f, key, "fires at %v (at the earliest) and lasts %v, past the measure phase's end (%v)", at+f.StableFor, f.For, measure)
 			}
 			name := f.Name
 			if f.Count > 1 {
 				name = fmt.Sprintf("%s#%d", f.Name, k+1)
 			}
-			out = append(out, Injection{Name: name, Fault: en.fault, Target: f.Target, Link: f.Link, Groups: f.Groups, At: at, For: f.For})
+			out = append(out, Injection{Name: name, Fault: en.fault, Target: f.Target, Link: f.Link, Groups: f.Groups, At: at, For: f.For, Stable: f.StableFor})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
@@ -228,8 +236,17 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 		return nil, bad("at", "a fault that fires after another waits wait: after it ended, not at")
 	case f.Wait != 0 && f.After == "":
 		return nil, bad("wait", "wait needs after: the fault to wait for")
+	case f.When != "" && f.When != "stable":
+		return nil, bad("when", "%q: expected stable (fire once the system has been stable for stable_for)", f.When)
+	case f.StableFor != 0 && f.When == "":
+		return nil, bad("stable_for", "stable_for needs when: stable")
+	case f.When != "" && (f.Every != 0 || f.Count > 1):
+		return nil, bad("when", "a conditional fault fires once: leave every and count out")
 	case f.After == f.Name && f.After != "":
 		return nil, bad("after", "%q waits for itself", f.After)
+	}
+	if f.When == "stable" && f.StableFor == 0 {
+		f.StableFor = 10 * time.Second
 	}
 	return &entry{f: f, fault: fault}, nil
 }
@@ -300,7 +317,7 @@ func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry
 	}
 	for i, a := range plan {
 		for _, b := range plan[i+1:] {
-			if b.At >= end(a) || a.Target != b.Target || len(a.Groups)+len(b.Groups) > 0 {
+			if b.At >= end(a) || a.Target != b.Target || len(a.Groups)+len(b.Groups) > 0 || a.Stable+b.Stable > 0 {
 				continue
 			}
 			if ea, eb := entryOf(a), entryOf(b); ea == eb {
@@ -367,6 +384,13 @@ type injector struct {
 	start chan time.Time // the measure phase's start
 	wg    sync.WaitGroup
 	once  sync.Once
+
+	// for conditional triggers: per-second samples of the measure phase,
+	// and when the first fault fired (the baseline is the calm before it)
+	mu         sync.Mutex
+	samples    []sample
+	firedOnce  sync.Once
+	firstFault atomic.Int64 // unix ns; 0: none yet
 }
 
 func newInjector(plan []Injection, c nodes, net *network, emit func(run.Event)) *injector {
@@ -391,17 +415,27 @@ func (in *injector) run(ctx context.Context) {
 	}
 	defer in.wg.Wait()
 	for _, inj := range in.plan {
-		timer := time.NewTimer(time.Until(t0.Add(inj.At)))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return
-		case <-timer.C:
-		}
 		in.wg.Add(1)
 		go func() {
 			defer in.wg.Done()
-			in.fire(ctx, inj, t0)
+			timer := time.NewTimer(time.Until(t0.Add(inj.At)))
+			defer timer.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+			note := ""
+			if inj.Stable > 0 {
+				armed := time.Now()
+				if !in.stable(ctx, armed, inj.Stable) {
+					in.emit(run.Event{Time: time.Now(), Kind: EventFault, Name: inj.Name, Detail: inj.Fault.Name() + " " + inj.Target,
+						Outcome: fmt.Sprintf("failed: the system was not stable for %v before the run ended (armed at +%.3fs)", inj.Stable, armed.Sub(t0).Seconds())})
+					return
+				}
+				note = fmt.Sprintf("; armed at +%.3fs, fired once stable for %v", armed.Sub(t0).Seconds(), inj.Stable)
+			}
+			in.fire(ctx, inj, t0, note)
 		}()
 	}
 }
@@ -441,7 +475,8 @@ func (in *injector) target(ctx context.Context, inj Injection) ([]cluster.Node, 
 	return nodes, t, names, nil
 }
 
-func (in *injector) fire(ctx context.Context, inj Injection, t0 time.Time) {
+func (in *injector) fire(ctx context.Context, inj Injection, t0 time.Time, note string) {
+	in.firedOnce.Do(func() { in.firstFault.Store(time.Now().UnixNano()) })
 	actx := context.WithoutCancel(ctx)                    // a fault under way is finished, also at the end of the run
 	lasts := inj.For > 0 || inj.Fault.Name() == "restart" // a restart lasts until the node is ready again
 	name, kind := inj.Name, EventFault
@@ -461,8 +496,8 @@ func (in *injector) fire(ctx context.Context, inj Injection, t0 time.Time) {
 	ictx, cancel := context.WithTimeout(actx, 30*time.Second)
 	err = inj.Fault.Inject(ictx, tg)
 	cancel()
-	detail := fmt.Sprintf("%s: %v; planned at +%.3fs, fired at +%.3fs, applied in %v", what, names,
-		inj.At.Seconds(), requested.Sub(t0).Seconds(), time.Since(requested).Round(time.Millisecond))
+	detail := fmt.Sprintf("%s: %v; planned at +%.3fs, fired at +%.3fs, applied in %v%s", what, names,
+		inj.At.Seconds(), requested.Sub(t0).Seconds(), time.Since(requested).Round(time.Millisecond), note)
 	outcome := "injected"
 	if err != nil {
 		outcome = "failed: " + err.Error()

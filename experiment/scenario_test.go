@@ -204,3 +204,24 @@ scenario:
 		}
 	}
 }
+
+func TestScenarioConditionalBadInput(t *testing.T) {
+	for _, tc := range []struct{ scenario, msg string }{
+		{`
+  - {fault: pause, target: etcd1, for: 1s, when: sometimes}`, "expected stable"},
+		{`
+  - {fault: pause, target: etcd1, for: 1s, stable_for: 5s}`, "needs when: stable"},
+		{`
+  - {fault: pause, target: etcd1, for: 1s, when: stable, every: 5s, count: 2}`, "fires once"},
+		{`
+  - {name: a, fault: pause, target: etcd1, for: 1s, when: stable}
+  - {name: b, fault: pause, target: etcd2, for: 1s, after: a}`, "nothing can wait for it"},
+		{`
+  - {fault: pause, target: etcd1, at: 15s, for: 6s, when: stable}`, "past the measure phase"},
+	} {
+		e, _ := scenarioFile(t, tc.scenario)
+		if _, err := scenarioPlan(e, 30*time.Second); err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), "s.yaml:") {
+			t.Errorf("%s: %v, want %q with a position", tc.scenario, err, tc.msg)
+		}
+	}
+}

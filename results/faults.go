@@ -54,7 +54,7 @@ func (s *Store) Verification(ctx context.Context, runID int64) (Verification, er
 type PlannedFault struct {
 	Name, Fault, Target, Link string
 	Groups                    [][]string
-	AtMS, ForMS               int64
+	AtMS, ForMS, StableMS     int64
 	DelayUS, JitterUS, Rate   int64
 	Mode                      string
 	Run, Heal                 string // command: a digest of each (experiment.ReplayBench), never the text
@@ -65,8 +65,8 @@ func (s *Store) AddFaultPlan(ctx context.Context, runID int64, plan []PlannedFau
 	err := s.tx(ctx, func(t *txn) error {
 		for i, f := range plan {
 			if err := t.exec(ctx, `INSERT INTO fault_plans (run_id, seq, name, fault, target, link, groups,
-				at_ms, for_ms, delay_us, jitter_us, rate, mode, run, heal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				runID, i, f.Name, f.Fault, f.Target, f.Link, joinGroups(f.Groups), f.AtMS, f.ForMS,
+				at_ms, stable_ms, for_ms, delay_us, jitter_us, rate, mode, run, heal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				runID, i, f.Name, f.Fault, f.Target, f.Link, joinGroups(f.Groups), f.AtMS, f.StableMS, f.ForMS,
 				f.DelayUS, f.JitterUS, f.Rate, f.Mode, f.Run, f.Heal); err != nil {
 				return err
 			}
@@ -82,7 +82,7 @@ func (s *Store) AddFaultPlan(ctx context.Context, runID int64, plan []PlannedFau
 // FaultPlan returns a run's fault plan in firing order (empty: the run had
 // no faults, or ran before plans were stored).
 func (s *Store) FaultPlan(ctx context.Context, runID int64) ([]PlannedFault, error) {
-	rows, err := s.query(ctx, `SELECT name, fault, target, link, groups, at_ms, for_ms, delay_us, jitter_us,
+	rows, err := s.query(ctx, `SELECT name, fault, target, link, groups, at_ms, stable_ms, for_ms, delay_us, jitter_us,
 		rate, mode, run, heal FROM fault_plans WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("fault plan of run %d: %w", runID, err)
@@ -92,7 +92,7 @@ func (s *Store) FaultPlan(ctx context.Context, runID int64) ([]PlannedFault, err
 	for rows.Next() {
 		var f PlannedFault
 		var groups string
-		if err := rows.Scan(&f.Name, &f.Fault, &f.Target, &f.Link, &groups, &f.AtMS, &f.ForMS,
+		if err := rows.Scan(&f.Name, &f.Fault, &f.Target, &f.Link, &groups, &f.AtMS, &f.StableMS, &f.ForMS,
 			&f.DelayUS, &f.JitterUS, &f.Rate, &f.Mode, &f.Run, &f.Heal); err != nil {
 			return nil, err
 		}

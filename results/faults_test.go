@@ -79,7 +79,7 @@ func TestVerificationAndFaultPlan(t *testing.T) {
 			t.Fatalf("verification read back %+v, %v; want %+v", got, err, v)
 		}
 		plan := []PlannedFault{
-			{Name: "a", Fault: "kill", Target: "leader", AtMS: 1000},
+			{Name: "a", Fault: "kill", Target: "leader", AtMS: 1000, StableMS: 10000},
 			{Name: "b", Fault: "partition", Target: "all", Link: "peer", Groups: [][]string{{"etcd1"}, {"etcd2", "etcd3"}}, AtMS: 2000, ForMS: 500},
 			{Name: "c", Fault: "delay", Target: "etcd1", Link: "client", AtMS: 3000, ForMS: 100, DelayUS: 100000, JitterUS: 5000},
 			{Name: "d", Fault: "drop", Target: "etcd2", Link: "client", Mode: "blackhole", Rate: 0, AtMS: 4000, ForMS: 1},

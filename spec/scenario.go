@@ -22,28 +22,32 @@ type FaultNet struct {
 	After  string // fire after the scenario entry of this name ended …
 	Wait   time.Duration
 	// … and this long after it (with After; At must not be given then)
+	When      string        // "stable": once armed (at, or after + wait), fire when the system is stable …
+	StableFor time.Duration // … for this long (default 10s): per-second p99 within the baseline band, no errors
 }
 
 // faultFields are the keys of one scenario entry.
 func (d *decoder) faultFields(f *Fault) map[string]func(*yaml.Node, string) error {
 	return map[string]func(*yaml.Node, string) error{
-		"name":   d.str(&f.Name),
-		"fault":  d.str(&f.Kind),
-		"target": d.str(&f.Target),
-		"at":     d.duration(&f.At),
-		"for":    d.duration(&f.For),
-		"every":  d.duration(&f.Every),
-		"count":  d.int(&f.Count, 1),
-		"link":   d.str(&f.Link),
-		"groups": d.groups(&f.Groups),
-		"delay":  d.duration(&f.Delay),
-		"jitter": d.duration(&f.Jitter),
-		"rate":   d.str(&f.Rate),
-		"mode":   d.str(&f.Mode),
-		"run":    d.str(&f.Run),
-		"heal":   d.str(&f.Heal),
-		"after":  d.str(&f.After),
-		"wait":   d.duration(&f.Wait),
+		"name":       d.str(&f.Name),
+		"fault":      d.str(&f.Kind),
+		"target":     d.str(&f.Target),
+		"at":         d.duration(&f.At),
+		"for":        d.duration(&f.For),
+		"every":      d.duration(&f.Every),
+		"count":      d.int(&f.Count, 1),
+		"link":       d.str(&f.Link),
+		"groups":     d.groups(&f.Groups),
+		"delay":      d.duration(&f.Delay),
+		"jitter":     d.duration(&f.Jitter),
+		"rate":       d.str(&f.Rate),
+		"mode":       d.str(&f.Mode),
+		"run":        d.str(&f.Run),
+		"heal":       d.str(&f.Heal),
+		"after":      d.str(&f.After),
+		"wait":       d.duration(&f.Wait),
+		"when":       d.str(&f.When),
+		"stable_for": d.duration(&f.StableFor),
 	}
 }
 

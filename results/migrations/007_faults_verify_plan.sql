@@ -27,7 +27,8 @@ CREATE TABLE fault_plans (
     target   TEXT   NOT NULL, -- a node name or a role
     link     TEXT   NOT NULL, -- network faults: client or peer ('' otherwise)
     groups   TEXT   NOT NULL, -- partition into groups: etcd1|etcd2,etcd3 ('' otherwise)
-    at_ms    BIGINT NOT NULL, -- offset into the measure phase
+    at_ms    BIGINT NOT NULL, -- offset into the measure phase (conditional: when it is armed)
+    stable_ms BIGINT NOT NULL, -- conditional (when: stable): fires once stable this long; 0: at at_ms
     for_ms   BIGINT NOT NULL, -- 0: instant
     delay_us BIGINT NOT NULL,
     jitter_us BIGINT NOT NULL,
