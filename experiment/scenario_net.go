@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -129,12 +130,23 @@ func (n *network) front(nodes []cluster.Node, props map[string]string) (map[stri
 	}
 	out := make(map[string]string, len(props))
 	for k, v := range props {
-		for from, to := range repl {
-			v = strings.ReplaceAll(v, from, to)
-		}
-		out[k] = v
+		out[k] = replaceAddrs(v, repl)
 	}
 	return out, nil
+}
+
+// loopbackAddr is a whole 127.0.0.1:port in a property value.
+var loopbackAddr = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
+
+// replaceAddrs replaces each whole address of repl in v (127.0.0.1:4068
+// is not a prefix of 127.0.0.1:40689 here).
+func replaceAddrs(v string, repl map[string]string) string {
+	return loopbackAddr.ReplaceAllStringFunc(v, func(a string) string {
+		if to, ok := repl[a]; ok {
+			return to
+		}
+		return a
+	})
 }
 
 // known tells the network the cluster's nodes, so it can tell connections

@@ -225,3 +225,18 @@ func TestScenarioConditionalBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestReplaceAddrs(t *testing.T) {
+	repl := map[string]string{"127.0.0.1:4068": "127.0.0.1:1111", "127.0.0.1:40689": "127.0.0.1:2222"}
+	for in, want := range map[string]string{
+		"127.0.0.1:4068,127.0.0.1:40689":   "127.0.0.1:1111,127.0.0.1:2222",
+		"127.0.0.1:40689,127.0.0.1:4068":   "127.0.0.1:2222,127.0.0.1:1111",
+		"redis://127.0.0.1:40689/0":        "redis://127.0.0.1:2222/0",
+		"127.0.0.1:406,127.0.0.1:406890":   "127.0.0.1:406,127.0.0.1:406890",
+		"postgres://u@127.0.0.1:4068/db?x": "postgres://u@127.0.0.1:1111/db?x",
+	} {
+		if got := replaceAddrs(in, repl); got != want {
+			t.Errorf("replaceAddrs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
