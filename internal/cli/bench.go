@@ -306,6 +306,17 @@ type benchRunJSON struct {
 	Matrix map[string]string `json:"matrix"`
 	Repeat int               `json:"repeat"`
 	Error  string            `json:"error,omitempty"`
+	// LostWrites is the read-back of a verify: true run (absent otherwise).
+	LostWrites *lostWritesJSON `json:"lost_writes,omitempty"`
+}
+
+type lostWritesJSON struct {
+	InsertsAcked       int64 `json:"inserts_acked"`
+	DeletesAcked       int64 `json:"deletes_acked"`
+	Uncertain          int64 `json:"uncertain"`
+	LostInserts        int64 `json:"lost_inserts"`
+	ResurrectedDeletes int64 `json:"resurrected_deletes"`
+	Unreadable         int64 `json:"unreadable"`
 }
 
 func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome, impacts map[int64][]analysis.Impact) error {
@@ -318,6 +329,10 @@ func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOut
 		if o.Outcome != nil {
 			id := o.Outcome.RunID
 			r.JSONResult = report.Result(id, o.Outcome.Status, o.Outcome.Phases)
+			if v := o.Outcome.Verify; v != nil {
+				r.LostWrites = &lostWritesJSON{InsertsAcked: v.InsertsAcked, DeletesAcked: v.DeletesAcked, Uncertain: v.Uncertain,
+					LostInserts: v.LostInserts, ResurrectedDeletes: v.ResurrectedDeletes, Unreadable: v.Unreadable}
+			}
 			for _, n := range o.Outcome.Nodes {
 				doc.Nodes = append(doc.Nodes, nodeJSON{RunID: id, Name: n.Name, Role: n.Role, PID: n.PID, Ports: n.Ports, Version: n.Version})
 			}
