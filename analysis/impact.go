@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"sort"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -45,6 +46,11 @@ type Impact struct {
 	Recovery                *time.Duration // nil: not recovered before the phase ended
 	Threshold               int64          // µs: an operation slower than this is slow (baseline mean + 2σ)
 	SlowShare               float64        // the share of slow operations a calm second may have
+	// Precise is set when Recovery, Threshold and UnavailableMS come from
+	// the per-operation timeline (see Precise); else they are per second
+	// and UnavailableMS is UnavailableS in ms.
+	Precise       bool
+	UnavailableMS int64
 }
 
 // Recovery rule parameters.
@@ -116,6 +122,7 @@ func Impacts(r Run) []Impact {
 		im.ThroughputChangePct = changePct(im.Baseline.Throughput, im.During.Throughput)
 		im.P99ChangePct = changePct(float64(im.Baseline.P99), float64(im.During.P99))
 		im.Threshold, im.SlowShare, im.Recovery, im.UnavailableS = recovery(seconds, from, firstFault, im.Start, next)
+		im.UnavailableMS = int64(im.UnavailableS) * 1000
 		out = append(out, im)
 	}
 	return out
@@ -277,4 +284,188 @@ func meanSD(v []float64) (float64, float64) {
 		ss += (x - mean) * (x - mean)
 	}
 	return mean, math.Sqrt(ss / float64(len(v)))
+}
+
+// Precise refines impacts computed from the stored seconds with the run's
+// per-operation timeline (results.Timeline; ops sorted by intended start),
+// to millisecond resolution:
+//
+//   - UnavailableMS: the longest stretch, from the fault to the end of its
+//     after window, in which no operation completed successfully;
+//   - Recovery, by the seed thesis's rule per operation: an operation is bad
+//     when it failed or took longer than the baseline's mean + RecoverySigmas
+//     σ (Threshold, from the baseline's operations); recovery starts at the
+//     first of RecoveryRun consecutive bad operations after the fault and
+//     ends at the first operation from which RecoveryHold seconds pass with
+//     no failure and no more slow operations than a calm second allows (the
+//     baseline's share, as in calm); nil when that never happens before the
+//     window ends, 0 when no such run of bad operations began.
+//
+// Impacts without operations in the timeline are left as they were.
+func Precise(ims []Impact, ops []results.TimedOp) []Impact {
+	out := append([]Impact(nil), ims...)
+	for i := range out {
+		im := &out[i]
+		from, to := im.Baseline.From.Microseconds(), im.Baseline.To.Microseconds()
+		start, until := im.Start.Microseconds(), im.After.To.Microseconds()
+		var base []float64
+		var window []results.TimedOp
+		for _, o := range ops {
+			switch {
+			case o.StartUS >= from && o.StartUS < to && o.OK:
+				base = append(base, float64(o.LatencyUS))
+			case o.StartUS >= start && o.StartUS < until:
+				window = append(window, o)
+			}
+		}
+		if len(window) == 0 || len(base) == 0 {
+			continue
+		}
+		mean, sd := meanSD(base)
+		threshold := int64(math.Ceil(mean + RecoverySigmas*sd))
+		slow := 0
+		for _, l := range base {
+			if int64(l) > threshold {
+				slow++
+			}
+		}
+		allowed := max(2*float64(slow)/float64(len(base)), 0.01)
+		im.Threshold, im.SlowShare, im.Precise = threshold, allowed, true
+		im.UnavailableMS = longestOutage(window, start, until)
+		im.Recovery = opRecovery(window, threshold, allowed, until)
+	}
+	return out
+}
+
+// RecoveryRun is how many bad operations in a row start a recovery.
+const RecoveryRun = 5
+
+// longestOutage is the longest stretch (ms) within [start, until) µs with no
+// successful completion.
+func longestOutage(ops []results.TimedOp, start, until int64) int64 {
+	var ends []int64
+	for _, o := range ops {
+		if e := o.EndUS(); o.OK && e >= start && e < until {
+			ends = append(ends, e)
+		}
+	}
+	sort.Slice(ends, func(i, j int) bool { return ends[i] < ends[j] })
+	prev, longest := start, int64(0)
+	for _, e := range ends {
+		longest = max(longest, e-prev)
+		prev = e
+	}
+	longest = max(longest, until-prev)
+	return longest / 1000
+}
+
+// opRecovery applies the per-operation rule (see Precise) to ops sorted by
+// intended start.
+func opRecovery(ops []results.TimedOp, threshold int64, allowed float64, until int64) *time.Duration {
+	bad := func(o results.TimedOp) bool { return !o.OK || o.LatencyUS > threshold }
+	begin := -1
+	for i, run := 0, 0; i < len(ops); i++ {
+		if !bad(ops[i]) {
+			run = 0
+			continue
+		}
+		if run++; run == RecoveryRun {
+			begin = i - RecoveryRun + 1
+			break
+		}
+	}
+	if begin < 0 {
+		zero := time.Duration(0)
+		return &zero
+	}
+	hold := int64(RecoveryHold) * 1e6
+	// Two pointers: [j, k) are the operations within hold of ops[j].
+	k, failed, slow := begin, 0, 0
+	for j := begin; j < len(ops); j++ {
+		if ops[j].StartUS+hold > until {
+			return nil
+		}
+		for k < len(ops) && ops[k].StartUS < ops[j].StartUS+hold {
+			if !ops[k].OK {
+				failed++
+			} else if ops[k].LatencyUS > threshold {
+				slow++
+			}
+			k++
+		}
+		n := float64(k - j)
+		expect := n * allowed
+		if j > begin && failed == 0 && float64(slow) <= expect+3*math.Sqrt(expect)+1 {
+			d := time.Duration(ops[j].StartUS-ops[begin].StartUS) * time.Microsecond
+			return &d
+		}
+		if !ops[j].OK {
+			failed--
+		} else if ops[j].LatencyUS > threshold {
+			slow--
+		}
+	}
+	return nil
+}
+
+// Stat is the median and range of one figure over repeated runs.
+type Stat struct {
+	Median, Min, Max float64
+	N                int // runs the figure exists in
+}
+
+// Spread is what one fault cost over repeated runs of one experiment
+// (repeat: N, with cycle_targets: true on a different node each time).
+type Spread struct {
+	Fault                                                      string
+	Runs                                                       int
+	Recovered                                                  int  // runs in which it recovered
+	Recovery, UnavailableMS, P99ChangePct, ThroughputChangePct Stat // recovery in seconds, over the recovered runs
+}
+
+// Spreads gathers each fault's figures (by name, in order of first
+// appearance) over the impacts of repeated runs.
+func Spreads(runs [][]Impact) []Spread {
+	var order []string
+	figs := map[string]*[4][]float64{}
+	count := map[string]int{}
+	for _, ims := range runs {
+		for _, im := range ims {
+			f, ok := figs[im.Fault]
+			if !ok {
+				f = &[4][]float64{}
+				figs[im.Fault] = f
+				order = append(order, im.Fault)
+			}
+			count[im.Fault]++
+			if im.Recovery != nil {
+				f[0] = append(f[0], im.Recovery.Seconds())
+			}
+			f[1] = append(f[1], float64(im.UnavailableMS))
+			f[2] = append(f[2], im.P99ChangePct)
+			f[3] = append(f[3], im.ThroughputChangePct)
+		}
+	}
+	out := make([]Spread, 0, len(order))
+	for _, name := range order {
+		f := figs[name]
+		out = append(out, Spread{Fault: name, Runs: count[name], Recovered: len(f[0]),
+			Recovery: statOf(f[0]), UnavailableMS: statOf(f[1]), P99ChangePct: statOf(f[2]), ThroughputChangePct: statOf(f[3])})
+	}
+	return out
+}
+
+// statOf is the median (the mean of the middle two for an even count),
+// minimum and maximum of v.
+func statOf(v []float64) Stat {
+	if len(v) == 0 {
+		return Stat{}
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return Stat{Median: m, Min: s[0], Max: s[len(s)-1], N: len(s)}
 }

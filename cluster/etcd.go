@@ -18,6 +18,9 @@ type Etcd struct {
 	Members int    // default 3
 	Binary  string // path of etcd; default "etcd" on $PATH
 	Args    []string
+	// Advertise, if set, gives the client and peer URLs members advertise
+	// (dbrig's fault proxies, see proxy.go); they listen on their own.
+	Advertise Advertiser
 }
 
 func (Etcd) System() string { return "etcd" }
@@ -32,7 +35,7 @@ func (e Etcd) Layout(l *Layout) ([]Stage, error) {
 		n = 3
 	}
 	version := strings.TrimPrefix(l.Version(bin, "--version"), "etcd Version: ")
-	type member struct{ name, client, peer string }
+	type member struct{ name, client, peer, advClient, advPeer string }
 	ms := make([]member, n)
 	var initial []string
 	for i := range ms {
@@ -45,8 +48,17 @@ func (e Etcd) Layout(l *Layout) ([]Stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		ms[i] = member{name, "http://" + hostPort(cp), "http://" + hostPort(pp)}
-		initial = append(initial, name+"="+ms[i].peer)
+		ms[i] = member{name: name, client: "http://" + hostPort(cp), peer: "http://" + hostPort(pp)}
+		ms[i].advClient, ms[i].advPeer = ms[i].client, ms[i].peer
+		if e.Advertise != nil {
+			if ms[i].advClient, err = advertise(e.Advertise, name, "client", hostPort(cp)); err != nil {
+				return nil, err
+			}
+			if ms[i].advPeer, err = advertise(e.Advertise, name, "peer", hostPort(pp)); err != nil {
+				return nil, err
+			}
+		}
+		initial = append(initial, name+"="+ms[i].advPeer)
 	}
 	token := "dbrig-" + l.Dir // unique per cluster: members of another never join
 	st := Stage{Name: "members", StopOneByOne: true}
@@ -58,8 +70,8 @@ func (e Etcd) Layout(l *Layout) ([]Stage, error) {
 			Ports: map[string]int{"client": portOf(m.client), "peer": portOf(m.peer)},
 			Args: append([]string{
 				"--name", m.name, "--data-dir", l.NodeDir(m.name),
-				"--listen-client-urls", m.client, "--advertise-client-urls", m.client,
-				"--listen-peer-urls", m.peer, "--initial-advertise-peer-urls", m.peer,
+				"--listen-client-urls", m.client, "--advertise-client-urls", m.advClient,
+				"--listen-peer-urls", m.peer, "--initial-advertise-peer-urls", m.advPeer,
 				"--initial-cluster", strings.Join(initial, ","),
 				"--initial-cluster-token", token, "--initial-cluster-state", "new",
 				"--logger", "zap", "--log-outputs", "stderr",
@@ -79,6 +91,15 @@ func (Etcd) Props(nodes []Node) map[string]string {
 		eps = append(eps, n.Addr)
 	}
 	return map[string]string{"etcd.endpoints": strings.Join(eps, ",")}
+}
+
+// advertise asks a for the URL to advertise for a member's port.
+func advertise(a Advertiser, node, port, addr string) (string, error) {
+	adv, err := a.Advertise(node, port, addr)
+	if err != nil {
+		return "", fmt.Errorf("cluster: route %s's %s traffic: %w", node, port, err)
+	}
+	return "http://" + adv, nil
 }
 
 func portOf(url string) int {

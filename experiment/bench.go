@@ -98,6 +98,9 @@ func ResolveBench(path string, o BenchOptions) (*Bench, error) {
 			if r.Plan, err = Resolve(opts); err != nil {
 				return nil, err
 			}
+			if r.Plan.Faults, err = cycleTargets(e, r.Plan.Faults, rep); err != nil {
+				return nil, &InputError{Err: err}
+			}
 			b.Runs = append(b.Runs, r)
 		}
 	}
@@ -130,6 +133,7 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.Think,
 		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Seed,
 		SkipLoad: !e.Dataset.Load, Recreate: e.Dataset.Recreate, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry, Cluster: cp, Faults: faults,
+		Verify:  e.Verify,
 		Name:    strings.TrimSpace(name + " " + label),
 		Tags:    append([]string{"experiment:" + name}, e.Tags...),
 		Command: "dbrig bench " + e.File,

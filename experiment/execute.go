@@ -66,6 +66,8 @@ type Outcome struct {
 	// Impacts is what each fault cost, computed from the stored run when it
 	// ended and stored with it.
 	Impacts []analysis.Impact
+	// Verify is the read-back of a verify: true run (nil: not verified).
+	Verify *results.Verification
 	// StoreErr is set when part of the run could not be written to the
 	// results store (a full disk, a lost connection): the run is then not
 	// completely stored, though what was written before stays readable.
@@ -87,11 +89,15 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	var nodes []cluster.Node
 	var c *cluster.Cluster
+	var nw *network // the proxies network faults act on (nil: none)
 	if p.Cluster != nil {
 		var err error
-		c, err = p.up(ctx, h)
+		c, nw, err = p.upRouted(ctx, h)
 		if err != nil {
 			return nil, err
+		}
+		if nw != nil {
+			defer nw.close() // after the cluster is down (defers run last first)
 		}
 		// Torn down whatever happens, also after Ctrl-C (ctx is done then).
 		defer func() {
@@ -160,18 +166,41 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 			obs.fail(err)
 		}
 	}
+	if len(p.Faults) > 0 {
+		if err := store.AddFaultPlan(wctx, runID, storedPlan(p.Faults)); err != nil {
+			obs.fail(err)
+		}
+	}
 	stopSampling := sampleNodes(wctx, store, runID, nodes, obs.fail)
 	stopFaults := func() {}
 	if len(p.Faults) > 0 && c != nil {
-		in := newInjector(p.Faults, c, obs.Event)
+		in := newInjector(p.Faults, c, nw, obs.Event)
 		obs.onMeasure = in.measureStarted
+		obs.then = tee{in: in, next: obs.then} // conditional triggers watch the seconds
 		fctx, cancel := context.WithCancel(wctx)
 		done := make(chan struct{})
 		go func() { defer close(done); in.run(fctx) }()
 		stopFaults = func() { cancel(); <-done }
 	}
-	sums, runErr := p.perform(ctx, db, obs)
+	var tr *tracker
+	if p.Verify {
+		tr = newTracker(db)
+	}
+	if len(p.Faults) > 0 && c != nil {
+		if tr == nil {
+			tr = &tracker{db: db}
+		}
+		tr.tl = newTimeline(info.Start)
+	}
+	sums, runErr := p.perform(ctx, trackedDB(db, tr), obs)
 	stopFaults() // a pause under way is healed before the cluster goes down
+	if p.Verify && tr != nil && ctx.Err() == nil {
+		v := tr.verify(wctx, verifyTimeout(p))
+		out.Verify = &v
+		if err := store.AddVerification(wctx, runID, v); err != nil {
+			obs.fail(err)
+		}
+	}
 	stopSampling()
 	storeErr := obs.close()
 	for _, sum := range sums {
@@ -191,6 +220,12 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if err := store.FinishRun(wctx, runID, out.Status, time.Now(), msg); err != nil {
 		storeErr = errors.Join(storeErr, err)
 		runErr = errors.Join(runErr, err)
+	}
+	if tr != nil && tr.tl != nil && !out.PhaseStarts[measure.PhaseMeasure].IsZero() {
+		if err := store.AddTimeline(wctx, runID, tr.tl.since(out.PhaseStarts[measure.PhaseMeasure])); err != nil {
+			storeErr = errors.Join(storeErr, err)
+			runErr = errors.Join(runErr, err)
+		}
 	}
 	if len(out.Faults) > 0 && storeErr == nil {
 		if err := storeImpacts(wctx, store, out); err != nil {
@@ -328,6 +363,11 @@ func storeImpacts(ctx context.Context, store *results.Store, out *Outcome) error
 		return fmt.Errorf("impacts: %w", err)
 	}
 	out.Impacts = analysis.Impacts(runs[0])
+	ops, err := store.Timeline(ctx, out.RunID)
+	if err != nil {
+		return fmt.Errorf("impacts: %w", err)
+	}
+	out.Impacts = analysis.Precise(out.Impacts, ops)
 	rows := make([]results.Impact, len(out.Impacts))
 	for i, im := range out.Impacts {
 		rows[i] = results.Impact{Fault: im.Fault, Target: im.Detail, Outcome: im.Outcome,
@@ -336,7 +376,7 @@ func storeImpacts(ctx context.Context, store *results.Store, out *Outcome) error
 			FaultP50: im.During.P50, FaultP95: im.During.P95, FaultP99: im.During.P99,
 			AfterP50: im.After.P50, AfterP95: im.After.P95, AfterP99: im.After.P99,
 			ThroughputChangePct: im.ThroughputChangePct, Errors: im.During.Errors + im.After.Errors,
-			UnavailableMS: int64(im.UnavailableS) * 1000}
+			UnavailableMS: im.UnavailableMS}
 		if im.Recovery != nil {
 			ms := im.Recovery.Milliseconds()
 			rows[i].RecoveryMS = &ms

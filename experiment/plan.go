@@ -65,6 +65,9 @@ type Options struct {
 	Cluster *ClusterPlan
 	// Faults are injected on the cluster's nodes during the measure phase.
 	Faults []Injection
+	// Verify reads back every acknowledged insert and delete after the run
+	// (lost writes, verify.go).
+	Verify bool
 }
 
 // Override is one property set by a dedicated flag or an experiment file.

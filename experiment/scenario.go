@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbrig/dbrig/cluster"
@@ -18,11 +20,20 @@ import (
 // Injection is one planned firing of a fault: resolved before the run, at
 // an exact offset into the measure phase, so a run can be repeated.
 type Injection struct {
-	Name   string        // names its events
-	Fault  inject.Fault  // what
-	Target string        // a node name or a role, resolved when it fires
+	Name   string       // names its events
+	Fault  inject.Fault // what
+	Target string       // a node name or a role, resolved when it fires
+	// Link is what a network fault acts on: "client" (dbrig ↔ the node) or
+	// "peer" (the node ↔ the other nodes); Groups, for a partition, splits
+	// the cluster instead.
+	Link   string
+	Groups [][]string
 	At     time.Duration // offset into the measure phase
 	For    time.Duration // until healed (0: instantaneous): a pause resumes, a killed or stopped node restarts
+	// Stable, if set, makes At the time the fault is armed: it fires once
+	// the system has been stable this long (conditional trigger; see
+	// injector.stable).
+	Stable time.Duration
 }
 
 // Kinds of the events faults emit: an instantaneous fault (kill, stop) is
@@ -39,9 +50,26 @@ const (
 var knownTargets = map[string]bool{"any": true, "leader": true, "follower": true, "member": true,
 	"primary": true, "replica": true, "sentinel": true}
 
+// peerRecipes are the recipes whose nodes' peer traffic dbrig can route
+// through its proxies (cluster.WithAdvertiser).
+var peerRecipes = map[string]bool{"etcd": true}
+
+// entry is one checked scenario entry, before its firings are expanded.
+type entry struct {
+	f     spec.Fault
+	fault inject.Fault
+	at    time.Duration // resolved: dependent triggers follow their cause
+	state int           // cycle search: 0 new, 1 on the path, 2 done
+}
+
+// last is when the entry's last firing has ended.
+func (en *entry) last() time.Duration {
+	return en.at + time.Duration(max(en.f.Count-1, 0))*en.f.Every + en.f.For
+}
+
 // scenarioPlan checks an experiment file's scenario and expands it into
-// injections (recurring faults into one per firing), with the file's
-// positions in errors.
+// injections (recurring faults into one per firing, dependent ones at
+// their cause's end plus the wait), with the file's positions in errors.
 func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error) {
 	if len(e.Scenario) == 0 {
 		return nil, nil
@@ -49,45 +77,282 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 	if e.System.Cluster == nil {
 		return nil, e.Errorf("scenario", "faults act on the nodes of a local cluster: give system.cluster")
 	}
-	var out []Injection
-	seen := map[string]bool{}
+	recipe := e.System.Cluster.Recipe
+	if recipe == "" {
+		recipe = e.System.Driver
+	}
+	var entries []*entry
+	byName := map[string]*entry{}
 	for _, f := range e.Scenario {
-		bad := func(key, format string, args ...any) error {
-			return &spec.FileError{Pos: f.Pos, Path: f.Path + "." + key, Msg: fmt.Sprintf(format, args...)}
-		}
-		fault, err := inject.New(f.Kind, 10*time.Second)
+		bad := func(key, format string, args ...any) error { return faultErr(e, f, key, format, args...) }
+		en, err := checkEntry(f, recipe, bad)
 		if err != nil {
-			return nil, bad("fault", "%v", err)
+			return nil, err
 		}
-		if role := strings.TrimPrefix(f.Target, "all-"); !knownTargets[role] && !looksLikeNode(f.Target) {
-			return nil, bad("target", "%q: expected a node name (etcd1, primary …), a role (one node of it: leader, follower, primary, replica, member, any) or all-ROLE", f.Target)
-		}
-		if seen[f.Name] {
+		if byName[f.Name] != nil {
 			return nil, bad("name", "%q names two faults", f.Name)
 		}
-		seen[f.Name] = true
-		switch {
-		case f.Kind == "pause" && f.For <= 0:
-			return nil, bad("for", "a pause needs for: how long the node stays paused")
-		case f.Every > 0 && f.Every <= f.For:
-			return nil, bad("every", "%v: a recurring fault must end (for %v) before it starts again", f.Every, f.For)
-		case f.Count > 1 && f.Every == 0:
-			return nil, bad("count", "count %d needs every: the period", f.Count)
+		byName[f.Name] = en
+		entries = append(entries, en)
+	}
+	// Dependent triggers: the cause must exist, and no chain may come back.
+	var resolve func(en *entry, path []string) error
+	resolve = func(en *entry, path []string) error {
+		switch en.state {
+		case 2:
+			return nil
+		case 1:
+			return faultErr(e, en.f, "after", "the faults wait for each other in a cycle: %s", strings.Join(append(path, en.f.Name), " → "))
 		}
+		en.state = 1
+		en.at = en.f.At
+		if en.f.After != "" {
+			cause := byName[en.f.After]
+			if cause == nil {
+				return faultErr(e, en.f, "after", "no fault named %q in the scenario (names: %s)", en.f.After, strings.Join(sortedKeys(byName), ", "))
+			}
+			if err := resolve(cause, append(path, en.f.Name)); err != nil {
+				return err
+			}
+			if cause.f.When != "" {
+				return faultErr(e, en.f, "after", "%q fires when the system is stable: when is not known before the run, so nothing can wait for it", cause.f.Name)
+			}
+			en.at = cause.last() + en.f.Wait
+		}
+		en.state = 2
+		return nil
+	}
+	for _, en := range entries {
+		if err := resolve(en, nil); err != nil {
+			return nil, err
+		}
+	}
+	var out []Injection
+	for _, en := range entries {
+		f := en.f
 		for k := 0; k < f.Count; k++ {
-			at := f.At + time.Duration(k)*f.Every
-			if measure > 0 && at+f.For > measure {
-				return nil, bad("at", "fires at %v and lasts %v, past the measure phase's end (%v)", at, f.For, measure)
+			at := en.at + time.Duration(k)*f.Every
+			if measure > 0 && at+f.StableFor+f.For > measure {
+				key := "at"
+				if f.After != "" {
+					key = "after"
+				}
+				return nil, faultErr(e, f, key, "fires at %v (at the earliest) and lasts %v, past the measure phase's end (%v)", at+f.StableFor, f.For, measure)
 			}
 			name := f.Name
 			if f.Count > 1 {
 				name = fmt.Sprintf("%s#%d", f.Name, k+1)
 			}
-			out = append(out, Injection{Name: name, Fault: fault, Target: f.Target, At: at, For: f.For})
+			out = append(out, Injection{Name: name, Fault: en.fault, Target: f.Target, Link: f.Link, Groups: f.Groups, At: at, For: f.For, Stable: f.StableFor})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
+	if err := checkOverlaps(e, out, byName); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// faultErr is bad input in a scenario entry, at its key's position (the
+// entry's when the key was not written).
+func faultErr(e spec.Experiment, f spec.Fault, key, format string, args ...any) error {
+	path := f.Path + "." + key
+	if _, ok := e.Position(path); ok {
+		return e.Errorf(path, format, args...)
+	}
+	return &spec.FileError{Pos: f.Pos, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// checkEntry checks one scenario entry on its own.
+func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args ...any) error) (*entry, error) {
+	rate, err := parseRate(f.Rate)
+	if err != nil {
+		return nil, bad("rate", "%v", err)
+	}
+	fault, err := inject.New(f.Kind, inject.Options{Grace: 10 * time.Second, Delay: f.Delay, Jitter: f.Jitter, Rate: rate, Mode: f.Mode,
+		Run: f.Run, Heal: f.Heal})
+	if err != nil {
+		key := "fault"
+		switch {
+		case errors.Is(err, inject.ErrBadOption) && f.Kind == "delay":
+			key = "delay"
+		case errors.Is(err, inject.ErrBadOption) && f.Kind == "bandwidth":
+			key = "rate"
+		case errors.Is(err, inject.ErrBadOption) && f.Kind == "command":
+			key = "run"
+		case errors.Is(err, inject.ErrBadOption):
+			key = "mode"
+		}
+		return nil, bad(key, "%v", err)
+	}
+	network := inject.Network(f.Kind)
+	// Settings another kind of fault takes are a mistake, not ignored.
+	for key, given := range map[string]bool{"delay": f.Delay != 0 && f.Kind != "delay", "jitter": f.Jitter != 0 && f.Kind != "delay",
+		"rate": f.Rate != "" && f.Kind != "bandwidth", "mode": f.Mode != "" && f.Kind != "drop" && f.Kind != "restart",
+		"run": f.Run != "" && f.Kind != "command", "heal": f.Heal != "" && f.Kind != "command",
+		"groups": len(f.Groups) > 0 && f.Kind != "partition", "link": f.Link != "" && !network} {
+		if given {
+			return nil, bad(key, "a %s fault has no %s", f.Kind, key)
+		}
+	}
+	if role := strings.TrimPrefix(f.Target, "all-"); !knownTargets[role] && f.Target != "all" && !looksLikeNode(f.Target) {
+		return nil, bad("target", "%q: expected a node name (etcd1, primary …), a role (one node of it: leader, follower, primary, replica, member, any) or all-ROLE", f.Target)
+	}
+	if network {
+		switch {
+		case len(f.Groups) > 0:
+			if f.Link != "" && f.Link != "peer" {
+				return nil, bad("link", "a partition into groups cuts peer links: leave link out")
+			}
+			if err := checkGroups(f.Groups); err != nil {
+				return nil, bad("groups", "%v", err)
+			}
+			f.Link = "peer"
+		case f.Link == "":
+			f.Link = "client"
+			if f.Kind == "partition" && peerRecipes[recipe] {
+				f.Link = "peer"
+			}
+		case f.Link != "client" && f.Link != "peer":
+			return nil, bad("link", "%q: expected client (dbrig ↔ the node) or peer (the node ↔ the other nodes)", f.Link)
+		}
+		if f.Link == "peer" && !peerRecipes[recipe] {
+			return nil, bad("link", "the %s recipe's peer traffic does not go through dbrig's proxies (only etcd's does): use link: client", recipe)
+		}
+		if f.For <= 0 {
+			return nil, bad("for", "a %s needs for: how long until it heals", f.Kind)
+		}
+	}
+	switch {
+	case f.Kind == "pause" && f.For <= 0:
+		return nil, bad("for", "a pause needs for: how long the node stays paused")
+	case f.Kind == "command" && f.Heal != "" && f.For <= 0:
+		return nil, bad("for", "a command with a heal command needs for: when to run the heal")
+	case f.Every > 0 && f.Every <= f.For:
+		return nil, bad("every", "%v: a recurring fault must end (for %v) before it starts again", f.Every, f.For)
+	case f.Count > 1 && f.Every == 0:
+		return nil, bad("count", "count %d needs every: the period", f.Count)
+	case f.After != "" && f.At != 0:
+		return nil, bad("at", "a fault that fires after another waits wait: after it ended, not at")
+	case f.Wait != 0 && f.After == "":
+		return nil, bad("wait", "wait needs after: the fault to wait for")
+	case f.When != "" && f.When != "stable":
+		return nil, bad("when", "%q: expected stable (fire once the system has been stable for stable_for)", f.When)
+	case f.StableFor != 0 && f.When == "":
+		return nil, bad("stable_for", "stable_for needs when: stable")
+	case f.When != "" && (f.Every != 0 || f.Count > 1):
+		return nil, bad("when", "a conditional fault fires once: leave every and count out")
+	case f.After == f.Name && f.After != "":
+		return nil, bad("after", "%q waits for itself", f.After)
+	}
+	if f.When == "stable" && f.StableFor == 0 {
+		f.StableFor = 10 * time.Second
+	}
+	return &entry{f: f, fault: fault}, nil
+}
+
+// checkGroups: at least two groups, each node in one.
+func checkGroups(groups [][]string) error {
+	if len(groups) < 2 {
+		return errors.New("a partition needs at least two groups")
+	}
+	seen := map[string]bool{}
+	for _, g := range groups {
+		if len(g) == 0 {
+			return errors.New("an empty group")
+		}
+		for _, n := range g {
+			if !looksLikeNode(n) {
+				return fmt.Errorf("%q is not a node name", n)
+			}
+			if seen[n] {
+				return fmt.Errorf("node %s is in two groups", n)
+			}
+			seen[n] = true
+		}
+	}
+	return nil
+}
+
+// parseRate reads a bandwidth: bytes per second, with an optional unit
+// (B, KB, MB, GB: powers of 1000; KiB, MiB, GiB: of 1024) and "/s".
+func parseRate(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	t := strings.TrimSuffix(strings.TrimSpace(s), "/s")
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v <= 0 || v*mult < 1 || v*mult > 1e12 {
+		return 0, fmt.Errorf("%q: expected bytes per second such as 500KB, 1MiB or 20000", s)
+	}
+	return int64(v * mult), nil
+}
+
+// checkOverlaps refuses faults on the same named target whose windows
+// overlap and that cannot both hold: two process faults (a node paused
+// while it is killed), two network faults of one kind on one link (the
+// first one's heal would undo the second), or anything on a node a kill
+// left down for the rest of the run.
+func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry) error {
+	end := func(in Injection) time.Duration {
+		if in.For == 0 && !inject.Network(in.Fault.Name()) && (in.Fault.Name() == "kill" || in.Fault.Name() == "stop") {
+			return time.Duration(1<<63 - 1) // the node stays down
+		}
+		return in.At + max(in.For, time.Millisecond)
+	}
+	entryOf := func(in Injection) *entry {
+		name, _, _ := strings.Cut(in.Name, "#")
+		return byName[name]
+	}
+	for i, a := range plan {
+		for _, b := range plan[i+1:] {
+			if b.At >= end(a) || a.Target != b.Target || len(a.Groups)+len(b.Groups) > 0 || a.Stable+b.Stable > 0 {
+				continue
+			}
+			if ea, eb := entryOf(a), entryOf(b); ea == eb {
+				continue
+			}
+			// A role (leader) is resolved when each fires: a second fault
+			// on "leader" after a kill hits the new leader.
+			named := !knownTargets[a.Target] && !strings.HasPrefix(a.Target, "all")
+			na, nb := inject.Network(a.Fault.Name()), inject.Network(b.Fault.Name())
+			pa, pb := processFault(a.Fault.Name()), processFault(b.Fault.Name())
+			why := ""
+			switch {
+			case end(a) == time.Duration(1<<63-1) && named:
+				why = fmt.Sprintf("%s is down for the rest of the run after %s", a.Target, a.Name)
+			case pa && pb && named:
+				why = fmt.Sprintf("%s is under %s (%s) then", a.Target, a.Name, a.Fault.Name())
+			case na && nb && a.Fault.Name() == b.Fault.Name() && a.Link == b.Link:
+				why = fmt.Sprintf("%s already has a %s on its %s link then (%s); the first heal would undo both", a.Target, a.Fault.Name(), a.Link, a.Name)
+			}
+			if why != "" {
+				eb := entryOf(b)
+				return faultErr(e, eb.f, "at", "%s at %v cannot hold: %s", b.Name, b.At, why)
+			}
+		}
+	}
+	return nil
+}
+
+// processFault tells the faults that act on a node's process.
+func processFault(kind string) bool {
+	switch kind {
+	case "kill", "stop", "pause", "restart":
+		return true
+	}
+	return false
 }
 
 // looksLikeNode accepts the names recipes give nodes (etcd1, replica2 …).
@@ -103,19 +368,33 @@ func looksLikeNode(s string) bool {
 	return true
 }
 
+// nodes is what the injector needs of a cluster (a *cluster.Cluster).
+type nodes interface {
+	Resolve(ctx context.Context, target string) ([]cluster.Node, error)
+	Restart(ctx context.Context, name string) (cluster.Node, error)
+}
+
 // injector fires a plan's injections on a cluster, timed from the start of
 // the measure phase, and reports each as events through emit.
 type injector struct {
 	plan  []Injection
-	c     *cluster.Cluster
+	c     nodes
+	net   *network // nil: the traffic does not go through proxies
 	emit  func(run.Event)
 	start chan time.Time // the measure phase's start
 	wg    sync.WaitGroup
 	once  sync.Once
+
+	// for conditional triggers: per-second samples of the measure phase,
+	// and when the first fault fired (the baseline is the calm before it)
+	mu         sync.Mutex
+	samples    []sample
+	firedOnce  sync.Once
+	firstFault atomic.Int64 // unix ns; 0: none yet
 }
 
-func newInjector(plan []Injection, c *cluster.Cluster, emit func(run.Event)) *injector {
-	return &injector{plan: plan, c: c, emit: emit, start: make(chan time.Time, 1)}
+func newInjector(plan []Injection, c nodes, net *network, emit func(run.Event)) *injector {
+	return &injector{plan: plan, c: c, net: net, emit: emit, start: make(chan time.Time, 1)}
 }
 
 // measureStarted starts the clock (once).
@@ -124,7 +403,9 @@ func (in *injector) measureStarted(t time.Time) {
 }
 
 // run fires the injections until ctx ends (the run is over): a fault still
-// waiting is not fired; a pause under way is healed before run returns.
+// waiting is not fired; one under way is healed before run returns. Each
+// fires on its own, so a slow one (a stop's grace period) does not delay
+// the next.
 func (in *injector) run(ctx context.Context) {
 	var t0 time.Time
 	select {
@@ -132,43 +413,91 @@ func (in *injector) run(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	}
+	defer in.wg.Wait()
 	for _, inj := range in.plan {
-		timer := time.NewTimer(time.Until(t0.Add(inj.At)))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			in.wg.Wait()
-			return
-		case <-timer.C:
-		}
-		in.fire(ctx, inj)
+		in.wg.Add(1)
+		go func() {
+			defer in.wg.Done()
+			timer := time.NewTimer(time.Until(t0.Add(inj.At)))
+			defer timer.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+			note := ""
+			if inj.Stable > 0 {
+				armed := time.Now()
+				if !in.stable(ctx, armed, inj.Stable) {
+					in.emit(run.Event{Time: time.Now(), Kind: EventFault, Name: inj.Name, Detail: inj.Fault.Name() + " " + inj.Target,
+						Outcome: fmt.Sprintf("failed: the system was not stable for %v before the run ended (armed at +%.3fs)", inj.Stable, armed.Sub(t0).Seconds())})
+					return
+				}
+				note = fmt.Sprintf("; armed at +%.3fs, fired once stable for %v", armed.Sub(t0).Seconds(), inj.Stable)
+			}
+			in.fire(ctx, inj, t0, note)
+		}()
 	}
-	in.wg.Wait()
 }
 
-func (in *injector) fire(ctx context.Context, inj Injection) {
-	actx := context.WithoutCancel(ctx) // a fault under way is finished, also at the end of the run
-	lasts := inj.For > 0
+// target resolves what an injection acts on, now.
+func (in *injector) target(ctx context.Context, inj Injection) ([]cluster.Node, inject.Target, []string, error) {
+	network := inject.Network(inj.Fault.Name())
+	if network && in.net == nil {
+		return nil, inject.Target{}, nil, inject.ErrNoLinks
+	}
+	if len(inj.Groups) > 0 {
+		links, err := in.net.groupLinks(inj.Groups)
+		var names []string
+		for _, g := range inj.Groups {
+			names = append(names, "["+strings.Join(g, " ")+"]")
+		}
+		return nil, inject.Target{Links: links}, names, err
+	}
+	nodes, err := in.c.Resolve(ctx, inj.Target)
+	if err != nil {
+		return nil, inject.Target{}, nil, err
+	}
+	var t inject.Target
+	var names []string
+	for _, n := range nodes {
+		names = append(names, fmt.Sprintf("%s (%s, pid %d)", n.Name, n.Role, n.PID))
+		if !network {
+			t.PIDs = append(t.PIDs, n.PID)
+			continue
+		}
+		links, err := in.net.links(n.Name, inj.Link)
+		if err != nil {
+			return nil, inject.Target{}, nil, err
+		}
+		t.Links = append(t.Links, links...)
+	}
+	return nodes, t, names, nil
+}
+
+func (in *injector) fire(ctx context.Context, inj Injection, t0 time.Time, note string) {
+	in.firedOnce.Do(func() { in.firstFault.Store(time.Now().UnixNano()) })
+	actx := context.WithoutCancel(ctx)                    // a fault under way is finished, also at the end of the run
+	lasts := inj.For > 0 || inj.Fault.Name() == "restart" // a restart lasts until the node is ready again
 	name, kind := inj.Name, EventFault
 	if lasts {
 		kind = EventFaultStart
 	}
-	nodes, err := in.c.Resolve(actx, inj.Target)
+	what := inj.Fault.Name() + " " + inj.Target
+	if inj.Link != "" {
+		what += " (" + inj.Link + " link)"
+	}
+	requested := time.Now()
+	nodes, tg, names, err := in.target(actx, inj)
 	if err != nil {
-		in.emit(run.Event{Time: time.Now(), Kind: EventFault, Name: name, Detail: inj.Fault.Name() + " " + inj.Target, Outcome: "failed: " + err.Error()})
+		in.emit(run.Event{Time: requested, Kind: EventFault, Name: name, Detail: what, Outcome: "failed: " + err.Error()})
 		return
 	}
-	var pids []int
-	var names []string
-	for _, n := range nodes {
-		pids = append(pids, n.PID)
-		names = append(names, fmt.Sprintf("%s (%s, pid %d)", n.Name, n.Role, n.PID))
-	}
-	detail := fmt.Sprintf("%s %s: %v", inj.Fault.Name(), inj.Target, names)
-	requested := time.Now()
 	ictx, cancel := context.WithTimeout(actx, 30*time.Second)
-	err = inj.Fault.Inject(ictx, pids)
+	err = inj.Fault.Inject(ictx, tg)
 	cancel()
+	detail := fmt.Sprintf("%s: %v; planned at +%.3fs, fired at +%.3fs, applied in %v%s", what, names,
+		inj.At.Seconds(), requested.Sub(t0).Seconds(), time.Since(requested).Round(time.Millisecond), note)
 	outcome := "injected"
 	if err != nil {
 		outcome = "failed: " + err.Error()
@@ -177,31 +506,28 @@ func (in *injector) fire(ctx context.Context, inj Injection) {
 	if !lasts || err != nil {
 		return
 	}
-	in.wg.Add(1)
-	go func() {
-		defer in.wg.Done()
-		select {
-		case <-time.After(inj.For):
-		case <-ctx.Done(): // the run ended first: heal now
-		}
-		hctx, cancel := context.WithTimeout(actx, 30*time.Second)
-		defer cancel()
-		outcome := "healed"
-		err := inj.Fault.Heal(hctx, pids)
-		if errors.Is(err, inject.ErrNoHeal) {
-			// A killed or stopped node comes back on its data dir, and is
-			// healed when it is ready again (not merely started).
-			err = nil
-			for _, n := range nodes {
-				if _, rerr := in.c.Restart(hctx, n.Name); rerr != nil {
-					err = errors.Join(err, rerr)
-				}
+	select {
+	case <-time.After(time.Until(requested.Add(inj.For))):
+	case <-ctx.Done(): // the run ended first: heal now
+	}
+
+	hctx, cancel := context.WithTimeout(actx, 30*time.Second)
+	defer cancel()
+	outcome = "healed"
+	err = inj.Fault.Heal(hctx, tg)
+	if errors.Is(err, inject.ErrNoHeal) {
+		// A killed or stopped node comes back on its data dir, and is
+		// healed when it is ready again (not merely started).
+		err = nil
+		for _, n := range nodes {
+			if _, rerr := in.c.Restart(hctx, n.Name); rerr != nil {
+				err = errors.Join(err, rerr)
 			}
-			outcome = "healed: restarted and ready"
 		}
-		if err != nil {
-			outcome = "failed: " + err.Error()
-		}
-		in.emit(run.Event{Time: time.Now(), Kind: EventFaultEnd, Name: inj.Name, Detail: detail, Outcome: outcome})
-	}()
+		outcome = "healed: restarted and ready"
+	}
+	if err != nil {
+		outcome = "failed: " + err.Error()
+	}
+	in.emit(run.Event{Time: time.Now(), Kind: EventFaultEnd, Name: inj.Name, Detail: detail, Outcome: outcome})
 }

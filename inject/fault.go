@@ -1,7 +1,8 @@
 // Package inject holds the faults dbrig injects while a benchmark runs, one
 // file per fault behind one small interface, the way toxiproxy keeps its
-// toxics. A fault acts on processes (the nodes of a local cluster); proxy/
-// is the network side (a loopback TCP proxy that cuts or delays links).
+// toxics. A fault acts on processes (kill, stop, pause: the nodes of a local
+// cluster) or on network links (partition, delay, bandwidth, drop): the
+// loopback TCP proxies of proxy/ that a node's clients and peers go through.
 package inject
 
 import (
@@ -13,17 +14,56 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dbrig/dbrig/inject/proxy"
 )
 
-// Fault is one kind of fault on one set of processes.
+// Fault is one kind of fault on one target.
 type Fault interface {
 	// Name is the kind, as an experiment file writes it (kill, pause, …).
 	Name() string
-	// Inject applies the fault to the processes; it returns once applied.
-	Inject(ctx context.Context, pids []int) error
+	// Inject applies the fault to the target; it returns once applied.
+	Inject(ctx context.Context, t Target) error
 	// Heal undoes it and checks that it is undone (a paused process runs
-	// again). Faults that cannot be undone here (kill) return ErrNoHeal.
-	Heal(ctx context.Context, pids []int) error
+	// again, a link forwards again). Faults that cannot be undone here
+	// (kill) return ErrNoHeal.
+	Heal(ctx context.Context, t Target) error
+}
+
+// Target is what a fault acts on: processes for the process faults, links
+// for the network faults.
+type Target struct {
+	PIDs  []int
+	Links []Link
+}
+
+// Link is the traffic through one proxy: every connection (From "") or
+// those from one source (a peer node's name).
+type Link struct {
+	Proxy *proxy.Proxy
+	From  string
+	Name  string // for people: "etcd2 → etcd1 (peer)"
+}
+
+// Network tells whether a kind of fault acts on links (it needs a cluster
+// whose traffic goes through dbrig's proxies).
+func Network(kind string) bool {
+	switch kind {
+	case "partition", "delay", "bandwidth", "drop":
+		return true
+	}
+	return false
+}
+
+// Options are the settings of a fault; each kind reads its own.
+type Options struct {
+	Grace  time.Duration // stop: how long before it kills
+	Delay  time.Duration // delay: added latency, one way
+	Jitter time.Duration // delay: ± this much
+	Rate   int64         // bandwidth: bytes per second
+	Mode   string        // drop: reset (default) or blackhole; restart: stop (default) or kill
+	Run    string        // command: the shell command
+	Heal   string        // command: the shell command that undoes it ("" nothing)
 }
 
 // ErrNoHeal is returned by Heal for faults that only a restart undoes.
@@ -33,17 +73,55 @@ var ErrNoHeal = errors.New("this fault is not healed by dbrig (the node stays do
 var ErrUnknownFault = errors.New("unknown fault")
 
 // Kinds lists the faults New knows.
-func Kinds() []string { return []string{"kill", "stop", "pause"} }
+func Kinds() []string {
+	return []string{"kill", "stop", "pause", "restart", "command", "partition", "delay", "bandwidth", "drop"}
+}
 
-// New returns the fault of a kind. grace bounds stop's wait before it kills.
-func New(kind string, grace time.Duration) (Fault, error) {
+// ErrBadOption is wrapped by New for a setting the fault cannot take.
+var ErrBadOption = errors.New("bad fault setting")
+
+// New returns the fault of a kind with its settings, checked.
+func New(kind string, o Options) (Fault, error) {
 	switch kind {
 	case "kill":
 		return Kill{}, nil
 	case "stop":
-		return Stop{Grace: grace}, nil
+		return Stop{Grace: o.Grace}, nil
 	case "pause":
 		return Pause{}, nil
+	case "restart":
+		switch o.Mode {
+		case "", "stop":
+			return Restart{Grace: o.Grace}, nil
+		case "kill":
+			return Restart{Kill: true}, nil
+		}
+		return nil, fmt.Errorf("%w: restart mode %q (expected stop or kill)", ErrBadOption, o.Mode)
+	case "command":
+		if strings.TrimSpace(o.Run) == "" {
+			return nil, fmt.Errorf("%w: command needs run: the shell command", ErrBadOption)
+		}
+		return Command{Run: o.Run, Undo: o.Heal}, nil
+	case "partition":
+		return Partition{}, nil
+	case "delay":
+		if o.Delay <= 0 || o.Jitter < 0 || o.Jitter > o.Delay {
+			return nil, fmt.Errorf("%w: delay needs delay > 0 and 0 <= jitter <= delay (got %v ± %v)", ErrBadOption, o.Delay, o.Jitter)
+		}
+		return Delay{Delay: o.Delay, Jitter: o.Jitter}, nil
+	case "bandwidth":
+		if o.Rate <= 0 {
+			return nil, fmt.Errorf("%w: bandwidth needs rate > 0 (bytes per second, e.g. 100KB)", ErrBadOption)
+		}
+		return Bandwidth{Rate: o.Rate}, nil
+	case "drop":
+		switch o.Mode {
+		case "", "reset":
+			return Drop{}, nil
+		case "blackhole":
+			return Drop{Blackhole: true}, nil
+		}
+		return nil, fmt.Errorf("%w: drop mode %q (expected reset or blackhole)", ErrBadOption, o.Mode)
 	}
 	return nil, fmt.Errorf("%w %q (expected one of %s)", ErrUnknownFault, kind, strings.Join(Kinds(), ", "))
 }

@@ -3,7 +3,9 @@ package inject
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,23 +26,23 @@ func TestFaultsOnRealProcesses(t *testing.T) {
 	defer cancel()
 
 	p := sleeper(t)
-	if err := (Pause{}).Inject(ctx, []int{p}); err != nil || state(p) != "T" {
+	if err := (Pause{}).Inject(ctx, Target{PIDs: []int{p}}); err != nil || state(p) != "T" {
 		t.Fatalf("pause: %v, state %q", err, state(p))
 	}
-	if err := (Pause{}).Heal(ctx, []int{p}); err != nil || state(p) == "T" || gone(p) {
+	if err := (Pause{}).Heal(ctx, Target{PIDs: []int{p}}); err != nil || state(p) == "T" || gone(p) {
 		t.Fatalf("resume: %v, state %q", err, state(p))
 	}
 
 	k := sleeper(t)
-	if err := (Kill{}).Inject(ctx, []int{k}); err != nil || !gone(k) {
+	if err := (Kill{}).Inject(ctx, Target{PIDs: []int{k}}); err != nil || !gone(k) {
 		t.Fatalf("kill: %v, gone %v", err, gone(k))
 	}
-	if err := (Kill{}).Heal(ctx, []int{k}); !errors.Is(err, ErrNoHeal) {
+	if err := (Kill{}).Heal(ctx, Target{PIDs: []int{k}}); !errors.Is(err, ErrNoHeal) {
 		t.Errorf("heal after kill: %v, want ErrNoHeal", err)
 	}
 
 	s := sleeper(t) // sleep ends on SIGTERM
-	if err := (Stop{Grace: 5 * time.Second}).Inject(ctx, []int{s}); err != nil || !gone(s) {
+	if err := (Stop{Grace: 5 * time.Second}).Inject(ctx, Target{PIDs: []int{s}}); err != nil || !gone(s) {
 		t.Fatalf("stop: %v, gone %v", err, gone(s))
 	}
 	// A process that ignores SIGTERM is killed after the grace period.
@@ -51,14 +53,64 @@ func TestFaultsOnRealProcesses(t *testing.T) {
 	go stubborn.Wait()
 	time.Sleep(100 * time.Millisecond)
 	began := time.Now()
-	if err := (Stop{Grace: 300 * time.Millisecond}).Inject(ctx, []int{stubborn.Process.Pid}); err != nil || !gone(stubborn.Process.Pid) {
+	if err := (Stop{Grace: 300 * time.Millisecond}).Inject(ctx, Target{PIDs: []int{stubborn.Process.Pid}}); err != nil || !gone(stubborn.Process.Pid) {
 		t.Fatalf("stop of a process ignoring SIGTERM: %v", err)
 	}
 	if time.Since(began) < 300*time.Millisecond {
 		t.Error("killed before the grace period ended")
 	}
 
-	if _, err := New("meteor", 0); !errors.Is(err, ErrUnknownFault) {
+	if _, err := New("meteor", Options{}); !errors.Is(err, ErrUnknownFault) {
 		t.Errorf("New(meteor): %v", err)
+	}
+}
+
+func TestCommandAndRestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	c, err := New("command", Options{Run: `echo "$DBRIG_PIDS" > ` + dir + `/pids`, Heal: "rm " + dir + "/pids"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Inject(ctx, Target{PIDs: []int{12, 34}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(dir + "/pids"); err != nil || string(b) != "12 34\n" {
+		t.Fatalf("command saw %q, %v", b, err)
+	}
+	if err := c.Heal(ctx, Target{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir + "/pids"); !os.IsNotExist(err) {
+		t.Fatalf("heal command did not run: %v", err)
+	}
+	bad, _ := New("command", Options{Run: "echo oops; exit 3"})
+	if err := bad.Inject(ctx, Target{}); err == nil || !strings.Contains(err.Error(), "oops") {
+		t.Errorf("failing command: %v, want its output", err)
+	}
+	slow, _ := New("command", Options{Run: "sleep 30"})
+	sctx, scancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer scancel()
+	if err := slow.Inject(sctx, Target{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("command outliving ctx: %v", err)
+	}
+	if _, err := New("command", Options{}); !errors.Is(err, ErrBadOption) {
+		t.Errorf("command without run: %v", err)
+	}
+
+	r, err := New("restart", Options{Mode: "kill"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := sleeper(t)
+	if err := r.Inject(ctx, Target{PIDs: []int{p}}); err != nil || !gone(p) {
+		t.Fatalf("restart (kill): %v, gone %v", err, gone(p))
+	}
+	if err := r.Heal(ctx, Target{PIDs: []int{p}}); !errors.Is(err, ErrNoHeal) {
+		t.Errorf("restart heal: %v, want ErrNoHeal (the injector starts the node)", err)
+	}
+	if _, err := New("restart", Options{Mode: "gently"}); !errors.Is(err, ErrBadOption) {
+		t.Errorf("restart mode gently: %v", err)
 	}
 }

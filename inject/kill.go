@@ -14,7 +14,8 @@ type Kill struct{}
 func (Kill) Name() string { return "kill" }
 
 // Inject implements Fault.
-func (Kill) Inject(ctx context.Context, pids []int) error {
+func (Kill) Inject(ctx context.Context, t Target) error {
+	pids := t.PIDs
 	if err := signal(pids, syscall.SIGKILL); err != nil {
 		return err
 	}
@@ -22,7 +23,7 @@ func (Kill) Inject(ctx context.Context, pids []int) error {
 }
 
 // Heal implements Fault: a killed node stays down.
-func (Kill) Heal(context.Context, []int) error { return ErrNoHeal }
+func (Kill) Heal(context.Context, Target) error { return ErrNoHeal }
 
 func waitGone(ctx context.Context, pids []int) error {
 	if err := waitFor(ctx, func() bool {

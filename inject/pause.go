@@ -15,7 +15,8 @@ type Pause struct{}
 func (Pause) Name() string { return "pause" }
 
 // Inject implements Fault; it returns once every process is stopped.
-func (Pause) Inject(ctx context.Context, pids []int) error {
+func (Pause) Inject(ctx context.Context, t Target) error {
+	pids := t.PIDs
 	if err := signal(pids, syscall.SIGSTOP); err != nil {
 		return err
 	}
@@ -30,7 +31,8 @@ func (Pause) Inject(ctx context.Context, pids []int) error {
 }
 
 // Heal implements Fault.
-func (Pause) Heal(ctx context.Context, pids []int) error {
+func (Pause) Heal(ctx context.Context, t Target) error {
+	pids := t.PIDs
 	if err := signal(pids, syscall.SIGCONT); err != nil {
 		return err
 	}

@@ -16,7 +16,8 @@ type Stop struct {
 func (Stop) Name() string { return "stop" }
 
 // Inject implements Fault.
-func (s Stop) Inject(ctx context.Context, pids []int) error {
+func (s Stop) Inject(ctx context.Context, t Target) error {
+	pids := t.PIDs
 	if err := signal(pids, syscall.SIGTERM); err != nil {
 		return err
 	}
@@ -29,8 +30,8 @@ func (s Stop) Inject(ctx context.Context, pids []int) error {
 	if waitGone(gctx, pids) == nil {
 		return nil
 	}
-	return Kill{}.Inject(ctx, pids)
+	return Kill{}.Inject(ctx, t)
 }
 
 // Heal implements Fault: a stopped node stays down.
-func (Stop) Heal(context.Context, []int) error { return ErrNoHeal }
+func (Stop) Heal(context.Context, Target) error { return ErrNoHeal }

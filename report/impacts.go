@@ -25,13 +25,29 @@ func Impacts(w io.Writer, ims []analysis.Impact) error {
 		}
 		t.add(im.Fault, format.Elapsed(im.Start), format.MicrosInt(im.Baseline.P99), format.MicrosInt(im.During.P99), format.MicrosInt(im.After.P99),
 			format.Rate(im.Baseline.Throughput), format.Rate(im.During.Throughput), fmt.Sprintf("%+.0f%%", im.ThroughputChangePct),
-			format.Int(int64(im.UnavailableS))+" s", rec)
+			unavailable(im), rec)
 	}
-	ew.printf("\nfaults and what they cost (per-second resolution; recovery: until %d s in a row without failed operations\n"+
-		"and with no more operations slower than the baseline's mean + %.0fσ than the baseline had):\n", analysis.RecoveryHold, analysis.RecoverySigmas)
+	if len(ims) > 0 && ims[0].Precise {
+		ew.printf("\nfaults and what they cost (per operation: unavailable is the longest stretch without a successful operation;\n"+
+			"recovery runs from the first %d bad operations in a row (failed, or slower than the baseline's mean + %.0fσ)\n"+
+			"until %d s in a row without failures and with no more slow operations than the baseline had):\n",
+			analysis.RecoveryRun, analysis.RecoverySigmas, analysis.RecoveryHold)
+	} else {
+		ew.printf("\nfaults and what they cost (per-second resolution; recovery: until %d s in a row without failed operations\n"+
+			"and with no more operations slower than the baseline's mean + %.0fσ than the baseline had):\n", analysis.RecoveryHold, analysis.RecoverySigmas)
+	}
 	ew.table(t, "  ")
 	for _, im := range ims {
 		ew.printf("  %s: %s (%s)\n", im.Fault, im.Detail, im.Outcome)
 	}
 	return ew.err
+}
+
+// unavailable is the time without a successful operation: in ms from the
+// per-operation timeline, else in whole seconds.
+func unavailable(im analysis.Impact) string {
+	if im.Precise {
+		return format.MicrosInt(im.UnavailableMS * 1000)
+	}
+	return format.Int(int64(im.UnavailableS)) + " s"
 }

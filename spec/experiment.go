@@ -35,6 +35,9 @@ type Experiment struct {
 	Matrix   []MatrixPick // the values this combination took, in file order
 	Scenario []Fault      // faults injected while the measure phase runs
 	Verdicts []Verdict    // limits the faults' impact must stay within
+	Verify   bool         // read back every acknowledged insert and delete after the run (lost writes)
+	// CycleTargets moves each fault on a node to the next node every repetition.
+	CycleTargets bool
 
 	pos map[string]Pos // key path → where its value is
 }
@@ -106,8 +109,11 @@ type Fault struct {
 	For    time.Duration // pause: how long until the node resumes
 	Every  time.Duration // recurring: the period (0: once)
 	Count  int           // recurring: how many times (default 1)
-	Pos    Pos
-	Path   string // key path, e.g. scenario[0], for errors
+
+	FaultNet // network faults and dependent triggers (scenario.go)
+
+	Pos  Pos
+	Path string // key path, e.g. scenario[0], for errors
 }
 
 // Verdict is one limit on what a fault may cost, e.g. "recovery <= 15s":
@@ -516,6 +522,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 		},
 		"load":   func(n *yaml.Node, p string) error { return d.load(n, p, &e.Load) },
 		"repeat": d.int(&e.Repeat, 1),
+		"verify": d.boolean(&e.Verify),
 		"verdict": func(n *yaml.Node, p string) error {
 			if n.Kind != yaml.SequenceNode {
 				return d.errorf(n, p, "expected a list such as [\"recovery <= 15s\", \"p99_change_pct <= 300\"]")
@@ -541,15 +548,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 			for i, fn := range n.Content {
 				fp := fmt.Sprintf("%s[%d]", p, i)
 				f := Fault{Pos: pos(d.file, fn), Path: fp, Count: 1}
-				if err := d.mapping(fn, fp, map[string]func(*yaml.Node, string) error{
-					"name":   d.str(&f.Name),
-					"fault":  d.str(&f.Kind),
-					"target": d.str(&f.Target),
-					"at":     d.duration(&f.At),
-					"for":    d.duration(&f.For),
-					"every":  d.duration(&f.Every),
-					"count":  d.int(&f.Count, 1),
-				}); err != nil {
+				if err := d.mapping(fn, fp, d.faultFields(&f)); err != nil {
 					return err
 				}
 				if f.Kind == "" || f.Target == "" {
@@ -562,6 +561,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 			}
 			return nil
 		},
+		"cycle_targets": d.boolean(&e.CycleTargets),
 	})
 	if err != nil {
 		return nil, err

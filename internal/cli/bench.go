@@ -15,6 +15,7 @@ import (
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
+	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -30,6 +31,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	hdrlog := fs.String("hdrlog", "", "also write an HdrHistogram interval log per run (numbered after the first)")
 	jsonOut := fs.Bool("json", false, "print one JSON document with every run on stdout (tables go to stderr)")
 	quiet := fs.Bool("quiet", false, "no live progress line")
+	replay := fs.Int64("replay", 0, "run the exact fault plan and seed of this stored run again (FILE: default the run's own experiment file)")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
@@ -37,10 +39,16 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return &usageError{msg: err.Error()}
 	}
-	if len(pos) != 1 {
+	if len(pos) != 1 && !(*replay > 0 && len(pos) == 0) {
 		return usagef("dbrig bench: expected one experiment file (see examples/)")
 	}
-	b, err := experiment.ResolveBench(pos[0], experiment.BenchOptions{Sets: sets, Store: *store, HDRLog: *hdrlog, Yes: *yes})
+	bo := experiment.BenchOptions{Sets: sets, Store: *store, HDRLog: *hdrlog, Yes: *yes}
+	var b *experiment.Bench
+	if *replay > 0 {
+		b, err = experiment.ReplayBench(ctx, strings.Join(pos, ""), *replay, bo)
+	} else {
+		b, err = experiment.ResolveBench(pos[0], bo)
+	}
 	if err != nil {
 		return err
 	}
@@ -96,9 +104,16 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 				}
 			}
 		}
+		if v := o.Outcome.Verify; v != nil {
+			printVerify(table, *v)
+			if v.Lost() > 0 {
+				failedVerdicts = append(failedVerdicts, fmt.Sprintf("run %d lost %d acknowledged writes", o.Outcome.RunID, v.Lost()))
+			}
+		}
 		printStored(table, o.Outcome)
 		interrupted = interrupted || o.Outcome.Status == experiment.StatusInterrupted
 	}
+	printSpreads(table, outs)
 	var ids []string
 	for _, o := range outs {
 		if o.Outcome != nil {
@@ -118,6 +133,58 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: %s", errVerdict, strings.Join(failedVerdicts, "; "))
 	}
 	return runErr
+}
+
+// printSpreads prints, for each matrix combination run more than once
+// with faults, the median and range of each fault's impact figures.
+func printSpreads(w io.Writer, outs []experiment.BenchOutcome) {
+	var order []string
+	groups := map[string][][]analysis.Impact{}
+	for _, o := range outs {
+		if o.Outcome == nil || len(o.Outcome.Impacts) == 0 {
+			continue
+		}
+		var parts []string
+		for _, f := range strings.Fields(o.Run.Label()) {
+			if !strings.HasPrefix(f, "rep=") {
+				parts = append(parts, f)
+			}
+		}
+		key := strings.Join(parts, " ")
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], o.Outcome.Impacts)
+	}
+	for _, key := range order {
+		if len(groups[key]) < 2 {
+			continue
+		}
+		fmt.Fprintf(w, "\nfaults over %d runs%s: median [min … max]\n", len(groups[key]), strings.TrimRight(" ("+key+")", " ()"))
+		stat := func(s analysis.Stat, unit string) string {
+			if s.N == 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.1f%s [%.1f … %.1f]", s.Median, unit, s.Min, s.Max)
+		}
+		for _, sp := range analysis.Spreads(groups[key]) {
+			fmt.Fprintf(w, "  %-14s recovered %d/%d, recovery %s, unavailable %s, p99 change %s, throughput change %s\n",
+				sp.Fault, sp.Recovered, sp.Runs, stat(sp.Recovery, "s"), stat(analysis.Stat{Median: sp.UnavailableMS.Median / 1000,
+					Min: sp.UnavailableMS.Min / 1000, Max: sp.UnavailableMS.Max / 1000, N: sp.UnavailableMS.N}, "s"),
+				stat(sp.P99ChangePct, "%"), stat(sp.ThroughputChangePct, "%"))
+		}
+	}
+}
+
+// printVerify prints what the read-back of a verify: true run found.
+func printVerify(w io.Writer, v results.Verification) {
+	verdict := "none lost"
+	if v.Lost() > 0 {
+		verdict = fmt.Sprintf("%d LOST", v.Lost())
+	}
+	fmt.Fprintf(w, "lost writes (verify): %s — %d of %d acknowledged inserts missing, %d of %d acknowledged deletes came back;"+
+		" %d keys not judged (a write failed: its outcome is unknown), %d unreadable; read back in %d ms\n",
+		verdict, v.LostInserts, v.InsertsAcked, v.ResurrectedDeletes, v.DeletesAcked, v.Uncertain, v.Unreadable, v.TookMS)
 }
 
 // printPlan prints every run of a resolved bench: what --dry-run promises.
@@ -239,6 +306,17 @@ type benchRunJSON struct {
 	Matrix map[string]string `json:"matrix"`
 	Repeat int               `json:"repeat"`
 	Error  string            `json:"error,omitempty"`
+	// LostWrites is the read-back of a verify: true run (absent otherwise).
+	LostWrites *lostWritesJSON `json:"lost_writes,omitempty"`
+}
+
+type lostWritesJSON struct {
+	InsertsAcked       int64 `json:"inserts_acked"`
+	DeletesAcked       int64 `json:"deletes_acked"`
+	Uncertain          int64 `json:"uncertain"`
+	LostInserts        int64 `json:"lost_inserts"`
+	ResurrectedDeletes int64 `json:"resurrected_deletes"`
+	Unreadable         int64 `json:"unreadable"`
 }
 
 func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome, impacts map[int64][]analysis.Impact) error {
@@ -251,6 +329,10 @@ func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOut
 		if o.Outcome != nil {
 			id := o.Outcome.RunID
 			r.JSONResult = report.Result(id, o.Outcome.Status, o.Outcome.Phases)
+			if v := o.Outcome.Verify; v != nil {
+				r.LostWrites = &lostWritesJSON{InsertsAcked: v.InsertsAcked, DeletesAcked: v.DeletesAcked, Uncertain: v.Uncertain,
+					LostInserts: v.LostInserts, ResurrectedDeletes: v.ResurrectedDeletes, Unreadable: v.Unreadable}
+			}
 			for _, n := range o.Outcome.Nodes {
 				doc.Nodes = append(doc.Nodes, nodeJSON{RunID: id, Name: n.Name, Role: n.Role, PID: n.PID, Ports: n.Ports, Version: n.Version})
 			}
@@ -275,7 +357,7 @@ func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOut
 					FaultP50US: im.During.P50, FaultP95US: im.During.P95, FaultP99US: im.During.P99,
 					AfterP50US: im.After.P50, AfterP95US: im.After.P95, AfterP99US: im.After.P99,
 					ThroughputChangePct: im.ThroughputChangePct, Errors: im.During.Errors + im.After.Errors,
-					UnavailableMS: int64(im.UnavailableS) * 1000}
+					UnavailableMS: im.UnavailableMS}
 				if im.Recovery != nil {
 					ms := im.Recovery.Milliseconds()
 					j.RecoveryMS = &ms

@@ -1,0 +1,70 @@
+package spec
+
+import (
+	"fmt"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// FaultNet holds a scenario entry's settings beyond kind, target and time:
+// those of the network faults (partition, delay, bandwidth, drop) and the
+// dependent trigger. Package experiment checks what they mean.
+type FaultNet struct {
+	Link   string     // client (dbrig ↔ the node) or peer (the node ↔ the other nodes)
+	Groups [][]string // partition: the cluster split into these groups of node names
+	Delay  time.Duration
+	Jitter time.Duration
+	Rate   string // bandwidth: bytes per second, e.g. 100KB, 1MB, 500
+	Mode   string // drop: reset or blackhole; restart: stop or kill
+	Run    string // command: the shell command
+	Heal   string // command: the shell command that undoes it
+	After  string // fire after the scenario entry of this name ended …
+	Wait   time.Duration
+	// … and this long after it (with After; At must not be given then)
+	When      string        // "stable": once armed (at, or after + wait), fire when the system is stable …
+	StableFor time.Duration // … for this long (default 10s): per-second p99 within the baseline band, no errors
+}
+
+// faultFields are the keys of one scenario entry.
+func (d *decoder) faultFields(f *Fault) map[string]func(*yaml.Node, string) error {
+	return map[string]func(*yaml.Node, string) error{
+		"name":       d.str(&f.Name),
+		"fault":      d.str(&f.Kind),
+		"target":     d.str(&f.Target),
+		"at":         d.duration(&f.At),
+		"for":        d.duration(&f.For),
+		"every":      d.duration(&f.Every),
+		"count":      d.int(&f.Count, 1),
+		"link":       d.str(&f.Link),
+		"groups":     d.groups(&f.Groups),
+		"delay":      d.duration(&f.Delay),
+		"jitter":     d.duration(&f.Jitter),
+		"rate":       d.str(&f.Rate),
+		"mode":       d.str(&f.Mode),
+		"run":        d.str(&f.Run),
+		"heal":       d.str(&f.Heal),
+		"after":      d.str(&f.After),
+		"wait":       d.duration(&f.Wait),
+		"when":       d.str(&f.When),
+		"stable_for": d.duration(&f.StableFor),
+	}
+}
+
+// groups reads a list of lists of node names: [[etcd1], [etcd2, etcd3]].
+func (d *decoder) groups(dst *[][]string) func(*yaml.Node, string) error {
+	return func(n *yaml.Node, p string) error {
+		if n.Kind != yaml.SequenceNode {
+			return d.errorf(n, p, "expected a list of groups of node names, e.g. [[etcd1], [etcd2, etcd3]]")
+		}
+		*dst = nil
+		for i, g := range n.Content {
+			var names []string
+			if err := d.strs(&names)(g, fmt.Sprintf("%s[%d]", p, i)); err != nil {
+				return err
+			}
+			*dst = append(*dst, names)
+		}
+		return nil
+	}
+}
