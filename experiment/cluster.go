@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -22,6 +23,10 @@ import (
 type ClusterPlan struct {
 	Recipe cluster.Recipe
 	Keep   bool // keep the data directories
+	// Nodes are the nodes as laid out at resolve time, with every port:
+	// what --dry-run prints and what runs (Ports goes to cluster.Up).
+	Nodes []cluster.PlannedNode
+	Ports map[string]int // "node.name" → port
 }
 
 // recipeDrivers are the local clusters dbrig can start, by the name an
@@ -64,7 +69,19 @@ func clusterPlan(e spec.Experiment) (*ClusterPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ClusterPlan{Recipe: r, Keep: c.Keep}, nil
+	// Lay the nodes out now: a missing binary or a port that cannot be had
+	// is an error before anything starts, and the ports picked here are the
+	// ones the run uses.
+	nodes, ports, err := cluster.Plan(r, nil)
+	if err != nil {
+		at := "system.cluster"
+		var bm *cluster.BinaryMissingError
+		if errors.As(err, &bm) && given("binary") {
+			at = "system.cluster.binary"
+		}
+		return nil, e.Errorf(at, "%v", err)
+	}
+	return &ClusterPlan{Recipe: r, Keep: c.Keep, Nodes: nodes, Ports: ports}, nil
 }
 
 // ClusterRecipe is the recipe name with options c, as `dbrig cluster up
@@ -122,7 +139,16 @@ func recipe(name string, c spec.Cluster, given func(key string) bool, refuse fun
 		}
 		r := cluster.Redis{Replicas: c.Replicas, Sentinels: c.Sentinels, Binary: c.Binary}
 		for _, k := range slices.Sorted(maps.Keys(c.Config)) {
-			r.Config = append(r.Config, k+" "+c.Config[k])
+			switch k {
+			case "requirepass":
+				// The recipe quotes it, gives it to replicas and sentinels,
+				// and hands it to the driver as redis.password.
+				r.Password = c.Config[k]
+			case "masterauth":
+				return nil, refuse("config", "masterauth is set from requirepass: give requirepass only")
+			default:
+				r.Config = append(r.Config, k+" "+c.Config[k])
+			}
 		}
 		return r, nil
 	case "postgres":
@@ -149,7 +175,21 @@ func recipe(name string, c spec.Cluster, given func(key string) bool, refuse fun
 			return nil, refuse(k, "hazelcast has members, not replicas or sentinels: give nodes")
 		}
 		// binary is the Hazelcast jar: another version side by side.
-		return cluster.Hazelcast{Members: c.Nodes, Jar: c.Binary, Settings: c.Config}, nil
+		r := cluster.Hazelcast{Members: c.Nodes, Jar: c.Binary}
+		for k, v := range c.Config {
+			switch k {
+			case "cluster-name":
+				r.ClusterName = v
+			case "heap":
+				r.Heap = v
+			default:
+				if r.Settings == nil {
+					r.Settings = map[string]string{}
+				}
+				r.Settings[k] = v
+			}
+		}
+		return r, nil
 	}
 	return nil, refuse("recipe", fmt.Sprintf("no local cluster recipe %q (expected one of %v)", name, Recipes()))
 }
@@ -166,7 +206,7 @@ func firstGiven(given func(string) bool, keys ...string) string {
 
 // up stands the cluster up and points the plan's driver at it.
 func (p *Plan) up(ctx context.Context, h Hooks) (*cluster.Cluster, error) {
-	c, err := cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep})
+	c, err := cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep, Ports: p.Cluster.Ports})
 	if err != nil {
 		return nil, fmt.Errorf("local %s cluster: %w", p.Cluster.Recipe.System(), err)
 	}
