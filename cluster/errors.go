@@ -12,6 +12,7 @@ type BinaryMissingError struct {
 	System  string // "etcd"
 	Binary  string // what was looked for: a name on $PATH or a path
 	Install string // e.g. "apt-get install etcd-server"
+	Given   bool   // Binary is a path the user gave (not a name looked up on $PATH)
 	Err     error
 }
 
@@ -20,7 +21,10 @@ func (e *BinaryMissingError) Error() string {
 	if e.Err != nil {
 		msg += " (" + e.Err.Error() + ")"
 	}
-	if e.Install != "" {
+	switch {
+	case e.Install != "" && e.Given:
+		msg += "; make it with `" + e.Install + "`, or correct the path"
+	case e.Install != "":
 		msg += "; install it with `" + e.Install + "` or set the recipe's binary path"
 	}
 	return msg

@@ -181,11 +181,13 @@ func (l *Layout) release() {
 }
 
 // Binary returns the path of a server binary: override if set (it must
-// exist), else the first of names found on $PATH or as an absolute path.
+// exist; a leading ~/ is the home directory), else the first of names found
+// on $PATH or as an absolute path.
 func (l *Layout) Binary(system, override, install string, names ...string) (string, error) {
 	if override != "" {
+		override = ExpandHome(override)
 		if err := executable(override); err != nil {
-			return "", &BinaryMissingError{System: system, Binary: override, Install: install, Err: err}
+			return "", &BinaryMissingError{System: system, Binary: override, Install: install, Given: true, Err: err}
 		}
 		return override, nil
 	}
@@ -227,3 +229,18 @@ func (l *Layout) Version(bin string, args ...string) string {
 const loopback = "127.0.0.1"
 
 func hostPort(port int) string { return net.JoinHostPort(loopback, fmt.Sprint(port)) }
+
+// ExpandHome turns a leading "~/" of path into the user's home directory
+// (experiment files name binaries in a cache there); any other path is
+// returned as it is.
+func ExpandHome(path string) string {
+	rest, ok := strings.CutPrefix(path, "~/")
+	if !ok {
+		return path
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return path
+	}
+	return filepath.Join(home, rest)
+}
