@@ -239,13 +239,31 @@ func TestNotReadyBadConfig(t *testing.T) {
 }
 
 func TestBinaryMissing(t *testing.T) {
-	_, err := Up(context.Background(), Etcd{Binary: "/nonexistent/etcd"}, Options{})
-	var missing *BinaryMissingError
-	if !errors.As(err, &missing) || !strings.Contains(err.Error(), "apt-get install etcd-server") {
-		t.Fatalf("want *BinaryMissingError with install hint, got %v", err)
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("error should wrap os.ErrNotExist: %v", err)
+	for _, tc := range []struct {
+		name  string
+		r     Recipe
+		path  string // $PATH for the lookup; "" leaves it
+		given bool
+		hint  string
+	}{
+		// A path the user gave: how to make that binary (another version).
+		{"etcd path given", Etcd{Binary: "/nonexistent/etcd"}, "", true, "make it with `scripts/build-etcd.sh VERSION`, or correct the path"},
+		{"etcd not on PATH", Etcd{}, t.TempDir(), false, "install it with `apt-get install etcd-server`"},
+		{"redis not on PATH", Redis{}, t.TempDir(), false, "install it with `apt-get install redis-server`"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.path != "" {
+				t.Setenv("PATH", tc.path)
+			}
+			_, err := Up(context.Background(), tc.r, Options{})
+			var missing *BinaryMissingError
+			if !errors.As(err, &missing) || missing.Given != tc.given || !strings.Contains(err.Error(), tc.hint) {
+				t.Fatalf("want *BinaryMissingError (given %v) with %q, got %v", tc.given, tc.hint, err)
+			}
+			if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, exec.ErrNotFound) {
+				t.Errorf("error should wrap os.ErrNotExist or exec.ErrNotFound: %v", err)
+			}
+		})
 	}
 }
 
