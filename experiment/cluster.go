@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +29,8 @@ type ClusterPlan struct {
 	// what --dry-run prints and what runs (Ports goes to cluster.Up).
 	Nodes []cluster.PlannedNode
 	Ports map[string]int // "node.name" → port
+	// Fixed are the ports the file gives (system.cluster.ports).
+	Fixed map[string]int
 }
 
 // recipeDrivers are the local clusters dbrig can start, by the name an
@@ -46,8 +50,36 @@ func Recipes() []string {
 }
 
 // clusterPlan turns an experiment file's system.cluster into a recipe,
-// refusing options the system does not have, with the file's positions.
+// refusing options the system does not have, with the file's positions,
+// and lays its nodes out: every binary found, every port fixed.
 func clusterPlan(e spec.Experiment) (*ClusterPlan, error) {
+	cp, err := clusterRecipe(e)
+	if cp == nil || err != nil {
+		return nil, err
+	}
+	nodes, ports, err := cluster.Plan(cp.Recipe, cp.Fixed)
+	if err != nil {
+		at := "system.cluster"
+		var bm *cluster.BinaryMissingError
+		var pe *cluster.PortInUseError
+		var ue *cluster.UnknownPortError
+		switch {
+		case errors.As(err, &bm) && e.System.Cluster.Binary != "":
+			at = "system.cluster.binary"
+		case errors.As(err, &pe):
+			at = "system.cluster.ports." + pe.Node + "." + pe.Name
+		case errors.As(err, &ue):
+			at = "system.cluster.ports." + ue.Keys[0]
+		}
+		return nil, e.Errorf(at, "%v", err)
+	}
+	cp.Nodes, cp.Ports = nodes, ports
+	return cp, nil
+}
+
+// clusterRecipe is clusterPlan without the layout: the recipe and the
+// file's fixed ports.
+func clusterRecipe(e spec.Experiment) (*ClusterPlan, error) {
 	c := e.System.Cluster
 	if c == nil {
 		return nil, nil
@@ -69,19 +101,19 @@ func clusterPlan(e spec.Experiment) (*ClusterPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Lay the nodes out now: a missing binary or a port that cannot be had
-	// is an error before anything starts, and the ports picked here are the
-	// ones the run uses.
-	nodes, ports, err := cluster.Plan(r, nil)
-	if err != nil {
-		at := "system.cluster"
-		var bm *cluster.BinaryMissingError
-		if errors.As(err, &bm) && given("binary") {
-			at = "system.cluster.binary"
+	fixed := map[string]int{}
+	for _, k := range slices.Sorted(maps.Keys(c.Ports)) {
+		node, name, ok := strings.Cut(k, ".")
+		p, err := strconv.Atoi(c.Ports[k])
+		if !ok || node == "" || name == "" {
+			return nil, e.Errorf("system.cluster.ports."+k, "expected a key node.port such as etcd1.client")
 		}
-		return nil, e.Errorf(at, "%v", err)
+		if err != nil || p <= 0 || p > 65535 {
+			return nil, e.Errorf("system.cluster.ports."+k, "expected a TCP port 1-65535, got %q", c.Ports[k])
+		}
+		fixed[k] = p
 	}
-	return &ClusterPlan{Recipe: r, Keep: c.Keep, Nodes: nodes, Ports: ports}, nil
+	return &ClusterPlan{Recipe: r, Keep: c.Keep, Fixed: fixed}, nil
 }
 
 // ClusterRecipe is the recipe name with options c, as `dbrig cluster up
@@ -100,7 +132,9 @@ func ClusterRecipe(name string, c spec.Cluster, given func(key string) bool) (cl
 }
 
 // FileCluster is the local cluster an experiment file describes (its first
-// run's, when a matrix makes several) and the driver that speaks to it.
+// run's, when a matrix makes several) and the driver that speaks to it. It
+// lays nothing out (a cluster of the file may be up already): the plan has
+// the recipe and the file's fixed ports only.
 func FileCluster(path string, sets []string) (*ClusterPlan, string, error) {
 	exps, err := spec.ReadExperiment(path, sets)
 	if err != nil {
@@ -110,7 +144,7 @@ func FileCluster(path string, sets []string) (*ClusterPlan, string, error) {
 	if e.System.Cluster == nil {
 		return nil, "", &InputError{Err: e.Errorf("system", "no system.cluster: the file runs against an embedded or external system")}
 	}
-	p, err := clusterPlan(e)
+	p, err := clusterRecipe(e)
 	if err != nil {
 		return nil, "", input(err)
 	}

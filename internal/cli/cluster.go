@@ -124,16 +124,20 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	var recipe cluster.Recipe
 	var drv string
 	if arg := pos[0]; strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") {
-		for _, k := range []string{"nodes", "replicas", "sentinels", "binary", "config"} {
+		for _, k := range []string{"nodes", "replicas", "sentinels", "binary", "config", "port"} {
 			if given[k] {
-				return usagef("dbrig cluster up: --%s: the file says how the cluster looks; override it with --set system.cluster.%s=…", k, k)
+				key := "system.cluster." + k
+				if k == "port" {
+					key = "system.cluster.ports.NODE.NAME"
+				}
+				return usagef("dbrig cluster up: --%s: the file says how the cluster looks; override it with --set %s=…", k, key)
 			}
 		}
 		p, d, err := experiment.FileCluster(arg, sets)
 		if err != nil {
 			return err
 		}
-		recipe, drv, *keep = p.Recipe, d, *keep || p.Keep
+		recipe, drv, *keep, ports = p.Recipe, d, *keep || p.Keep, p.Fixed
 	} else {
 		if len(sets) > 0 {
 			return usagef("dbrig cluster up: --set applies to an experiment file; give the recipe's options as flags")

@@ -110,6 +110,7 @@ func TestClusterCommandsBadInput(t *testing.T) {
 		{"option the recipe lacks", []string{"up", "redis", "--nodes", "3"}, "--nodes: redis has a primary and replicas"},
 		{"mariadb has one server", []string{"up", "mariadb", "--replicas", "1"}, "--replicas: the mariadb recipe is one server"},
 		{"flags with a file", []string{"up", example, "--nodes", "5"}, "--set system.cluster.nodes"},
+		{"port flag with a file", []string{"up", example, "--port", "etcd1.client=2379"}, "--set system.cluster.ports.NODE.NAME"},
 		{"file without a cluster", []string{"up", filepath.Join("..", "..", "examples", "pebble-ramp.yaml")}, "no system.cluster"},
 		{"no recipe", []string{"up"}, "expected one experiment file or recipe"},
 		{"unknown subcommand", []string{"start"}, `unknown subcommand "start"`},
