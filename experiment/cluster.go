@@ -241,6 +241,17 @@ func firstGiven(given func(string) bool, keys ...string) string {
 // up stands the cluster up and points the plan's driver at it.
 func (p *Plan) up(ctx context.Context, h Hooks) (*cluster.Cluster, error) {
 	c, err := cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep, Ports: p.Cluster.Ports})
+	var pe *cluster.PortInUseError
+	if errors.As(err, &pe) {
+		if _, fixed := p.Cluster.Fixed[pe.Node+"."+pe.Name]; !fixed && ctx.Err() == nil {
+			// A port picked (free) at resolve time was taken since, minutes
+			// ago for a later run of a matrix: pick free ones again.
+			if h.Warn != nil {
+				h.Warn(fmt.Errorf("port %d, free when the plan was made, is taken now (%s.%s): the nodes get other free ports", pe.Port, pe.Node, pe.Name))
+			}
+			c, err = cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep, Ports: p.Cluster.Fixed})
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("local %s cluster: %w", p.Cluster.Recipe.System(), err)
 	}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -26,13 +27,19 @@ func needEtcd(t *testing.T) {
 func TestClusterPlanPorts(t *testing.T) {
 	needEtcd(t)
 	path := filepath.Join(t.TempDir(), "e.yaml")
-	writeExp(t, path, "    ports:\n      etcd2.client: 45997\n")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	writeExp(t, path, fmt.Sprintf("    ports:\n      etcd2.client: %d\n", fixed))
 	b, err := ResolveBench(path, BenchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cp := b.Runs[0].Plan.Cluster
-	if len(cp.Nodes) != 3 || len(cp.Ports) != 6 || cp.Ports["etcd2.client"] != 45997 || cp.Nodes[1].Ports["client"] != 45997 {
+	if len(cp.Nodes) != 3 || len(cp.Ports) != 6 || cp.Ports["etcd2.client"] != fixed || cp.Nodes[1].Ports["client"] != fixed {
 		t.Fatalf("nodes %+v, ports %v", cp.Nodes, cp.Ports)
 	}
 	seen := map[int]bool{}
@@ -55,6 +62,12 @@ func TestClusterPlanBadPorts(t *testing.T) {
 	}
 	defer ln.Close()
 	busy := ln.Addr().(*net.TCPAddr).Port
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := ln2.Addr().(*net.TCPAddr).Port
+	ln2.Close()
 	for _, tc := range []struct {
 		name, ports, want string
 	}{
@@ -63,7 +76,7 @@ func TestClusterPlanBadPorts(t *testing.T) {
 		{"out of range", "      etcd1.peer: 0\n", `e.yaml:18:19: system.cluster.ports.etcd1.peer: expected a TCP port 1-65535`},
 		{"no such node", "      etcd7.client: 4000\n", "e.yaml:18:21: system.cluster.ports.etcd7.client: cluster: no node has port etcd7.client (this cluster's ports: etcd1.client, etcd1.peer,"},
 		{"no port name", "      etcd1: 4000\n", "e.yaml:18:14: system.cluster.ports.etcd1: expected a key node.port"},
-		{"twice", "      etcd1.client: 45998\n      etcd2.client: 45998\n", "system.cluster.ports.etcd2.client: cluster: port 45998 given for etcd2.client cannot be used: given to another node"},
+		{"twice", fmt.Sprintf("      etcd1.client: %[1]d\n      etcd2.client: %[1]d\n", free), fmt.Sprintf("system.cluster.ports.etcd2.client: cluster: port %d given for etcd2.client cannot be used: given to another node", free)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "e.yaml")
@@ -111,6 +124,38 @@ load:
 	// Line numbers in the table: pad so system.cluster's extra lines start at 17.
 	text = strings.Repeat("# padding\n", 8) + text
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A port picked at resolve time and taken since (by another process) is
+// picked again, with a warning; the run goes on.
+func TestClusterUpRepicksTakenPort(t *testing.T) {
+	needEtcd(t)
+	path := filepath.Join(t.TempDir(), "e.yaml")
+	writeExp(t, path, "")
+	b, err := ResolveBench(path, BenchOptions{Sets: []string{"system.cluster.nodes=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := b.Runs[0].Plan
+	taken := p.Cluster.Ports["etcd1.client"]
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", taken))
+	if err != nil {
+		t.Skipf("the planned port %d went elsewhere already: %v", taken, err)
+	}
+	defer ln.Close()
+	var warned []error
+	c, err := p.up(context.Background(), Hooks{Warn: func(err error) { warned = append(warned, err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Down(context.Background())
+	n := c.Nodes()[0]
+	if n.Ports["client"] == taken || len(warned) != 1 || !strings.Contains(warned[0].Error(), fmt.Sprintf("port %d, free when the plan was made, is taken now", taken)) {
+		t.Errorf("client port %d (taken %d), warnings %v", n.Ports["client"], taken, warned)
+	}
+	if err := c.Down(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
