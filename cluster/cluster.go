@@ -137,9 +137,12 @@ func Up(ctx context.Context, r Recipe, opts Options) (*Cluster, error) {
 	if err := os.Chmod(c.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	l := &Layout{Dir: c.dir, ports: opts.Ports, taken: map[int]bool{}}
+	l := newLayout(c.dir, opts.Ports)
 	stages, err := r.Layout(l)
 	l.release()
+	if err == nil {
+		err = l.unused()
+	}
 	if err != nil {
 		c.removeDirs(nil)
 		return nil, err
@@ -291,7 +294,9 @@ func (c *Cluster) spawnNode(ctx context.Context, stage int, st Stage, ns *NodeSp
 		}
 	}
 	for path, content := range ns.Files {
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		// 0600: configs may hold passwords (requirepass); a node that runs
+		// as another user gets them through chownTree below.
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 			return fail(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,25 +123,104 @@ func TestEtcdThreeMembers(t *testing.T) {
 	down(t, c)
 }
 
-// A port that is already taken: the node exits, and the error names it and
-// shows its log; nothing is left running.
-func TestNotReadyPortTaken(t *testing.T) {
+// A given port that another process holds: Up fails before starting
+// anything, naming the node's port; nothing runs, nothing is written.
+func TestPortInUseBeforeStart(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
+	for _, tc := range []struct {
+		name  string
+		ports map[string]int
+		want  string
+	}{
+		{"taken by another process", map[string]int{"etcd1.client": port}, fmt.Sprintf("port %d given for etcd1.client cannot be used", port)},
+		{"given twice", map[string]int{"etcd1.client": port + 1, "etcd1.peer": port + 1}, "given to another node of the cluster"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "c")
+			c, err := Up(context.Background(), Etcd{Members: 1}, Options{Dir: dir, Ports: tc.ports})
+			var missing *BinaryMissingError
+			if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+				t.Skipf("SKIPPED: %v", err)
+			}
+			if err == nil {
+				c.Down(context.Background())
+				t.Fatal("Up succeeded")
+			}
+			var pe *PortInUseError
+			if !errors.As(err, &pe) || pe.Node != "etcd1" || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("want *PortInUseError containing %q, got %T: %v", tc.want, err, err)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("Up wrote %d entries into %s before failing", len(ents), dir)
+			}
+			if out, _ := exec.Command("pgrep", "-f", dir).Output(); len(out) > 0 {
+				t.Errorf("processes left: %s", out)
+			}
+		})
+	}
+}
+
+// A port key no node has (a typo) is an error naming it and the real ones.
+func TestUnknownPort(t *testing.T) {
+	_, _, err := Plan(Etcd{Members: 1}, map[string]int{"etcd4.client": 2379})
+	var missing *BinaryMissingError
+	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	var ue *UnknownPortError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "no node has port etcd4.client (this cluster's ports: etcd1.client, etcd1.peer)") {
+		t.Fatalf("want *UnknownPortError, got %T: %v", err, err)
+	}
+}
+
+// The ports Plan picks are the ports the cluster runs on when they are
+// passed as Options.Ports: a dry run shows what runs.
+func TestPlanPortsAreWhatRuns(t *testing.T) {
+	planned, ports, err := Plan(Etcd{Members: 2}, nil)
+	var missing *BinaryMissingError
+	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(planned) != 2 || len(ports) != 4 {
+		t.Fatalf("planned %+v, ports %v", planned, ports)
+	}
+	seen := map[int]bool{}
+	for k, p := range ports {
+		if p <= 0 || seen[p] {
+			t.Fatalf("port %s = %d: zero or twice (%v)", k, p, ports)
+		}
+		seen[p] = true
+	}
+	c := up(t, Etcd{Members: 2}, Options{Ports: ports})
+	for i, n := range c.Nodes() {
+		if n.Name != planned[i].Name || fmt.Sprint(n.Ports) != fmt.Sprint(planned[i].Ports) {
+			t.Errorf("node %d ran as %s %v, planned %s %v", i, n.Name, n.Ports, planned[i].Name, planned[i].Ports)
+		}
+	}
+	down(t, c)
+}
+
+// A node that cannot start (a bad flag): the error names the node and shows
+// its log; nothing is left running.
+func TestNotReadyBadConfig(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Now()
-	c, err := Up(context.Background(), Etcd{Members: 1}, Options{Dir: dir, Ports: map[string]int{"etcd1.client": port}, ReadyTimeout: 10 * time.Second})
+	c, err := Up(context.Background(), Etcd{Members: 1, Args: []string{"--no-such-flag-dbrig"}}, Options{Dir: dir, ReadyTimeout: 10 * time.Second})
 	var missing *BinaryMissingError
 	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
 		t.Skipf("SKIPPED: %v", err)
 	}
 	if err == nil {
 		c.Down(context.Background())
-		t.Fatal("Up succeeded on a taken port")
+		t.Fatal("Up succeeded with a bad flag")
 	}
 	t.Logf("failed in %v: %v", time.Since(start).Round(time.Millisecond), err)
 	var nr *NotReadyError
@@ -150,23 +230,40 @@ func TestNotReadyPortTaken(t *testing.T) {
 	if nr.Node != "etcd1" || !nr.Exited || len(nr.LogTail) == 0 {
 		t.Errorf("error: node %q exited %v tail %d lines", nr.Node, nr.Exited, len(nr.LogTail))
 	}
-	if !strings.Contains(err.Error(), "address already in use") {
+	if !strings.Contains(err.Error(), "no-such-flag-dbrig") {
 		t.Errorf("error does not show the log's cause:\n%v", err)
 	}
-	// Nothing left: no etcd with our data dir runs.
 	if out, _ := exec.Command("pgrep", "-f", dir).Output(); len(out) > 0 {
 		t.Errorf("processes left: %s", out)
 	}
 }
 
 func TestBinaryMissing(t *testing.T) {
-	_, err := Up(context.Background(), Etcd{Binary: "/nonexistent/etcd"}, Options{})
-	var missing *BinaryMissingError
-	if !errors.As(err, &missing) || !strings.Contains(err.Error(), "apt-get install etcd-server") {
-		t.Fatalf("want *BinaryMissingError with install hint, got %v", err)
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("error should wrap os.ErrNotExist: %v", err)
+	for _, tc := range []struct {
+		name  string
+		r     Recipe
+		path  string // $PATH for the lookup; "" leaves it
+		given bool
+		hint  string
+	}{
+		// A path the user gave: how to make that binary (another version).
+		{"etcd path given", Etcd{Binary: "/nonexistent/etcd"}, "", true, "make it with `scripts/build-etcd.sh VERSION`, or correct the path"},
+		{"etcd not on PATH", Etcd{}, t.TempDir(), false, "install it with `apt-get install etcd-server`"},
+		{"redis not on PATH", Redis{}, t.TempDir(), false, "install it with `apt-get install redis-server`"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.path != "" {
+				t.Setenv("PATH", tc.path)
+			}
+			_, err := Up(context.Background(), tc.r, Options{})
+			var missing *BinaryMissingError
+			if !errors.As(err, &missing) || missing.Given != tc.given || !strings.Contains(err.Error(), tc.hint) {
+				t.Fatalf("want *BinaryMissingError (given %v) with %q, got %v", tc.given, tc.hint, err)
+			}
+			if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, exec.ErrNotFound) {
+				t.Errorf("error should wrap os.ErrNotExist or exec.ErrNotFound: %v", err)
+			}
+		})
 	}
 }
 
@@ -362,10 +459,100 @@ func TestRedisReplicaSentinels(t *testing.T) {
 	down(t, c)
 }
 
-func TestPostgresPrimaryReplica(t *testing.T) {
-	c := up(t, Postgres{Replicas: 1, Settings: map[string]string{"fsync": "off"}}, Options{})
+// awkward is a password of the shapes that break quoting: space, both
+// quotes, backslash, '@', ':', '#'; "Wq4zPx9Lm" is its distinctive core.
+const awkward = `Rd5 "Wq4zPx9Lm" p@ss:w0rd's \ #x`
+
+// With a password, primary, replica and sentinels all work (the ready
+// checks authenticate), clients without it are refused, and the password
+// is in no log and in no file a stranger may read.
+func TestRedisPassword(t *testing.T) {
+	c := up(t, Redis{Replicas: 1, Sentinels: 3, Password: awkward}, Options{})
+	if c.Props()["redis.password"] != awkward {
+		t.Fatalf("props: redis.password %q", c.Props()["redis.password"])
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	for _, addr := range append(c.Addrs("primary"), c.Addrs("replica")...) {
+		anon := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+		if err := anon.Ping(ctx).Err(); err == nil || !strings.Contains(err.Error(), "NOAUTH") {
+			t.Errorf("%s without the password: %v, want NOAUTH", addr, err)
+		}
+		anon.Close()
+		auth := redis.NewClient(&redis.Options{Addr: addr, Password: awkward, MaxRetries: -1})
+		if err := auth.Ping(ctx).Err(); err != nil {
+			t.Errorf("%s with the password: %v", addr, err)
+		}
+		auth.Close()
+	}
+	for _, n := range c.Nodes() {
+		if b, _ := os.ReadFile(n.Log); strings.Contains(string(b), "Wq4zPx9Lm") {
+			t.Errorf("log of %s shows the password", n.Name)
+		}
+		// Sentinel rewrites its own file (mode by umask): the 0700 dir
+		// below protects it.
+		conf := filepath.Join(n.DataDir, "redis.conf")
+		if st, err := os.Stat(conf); n.Role != "sentinel" && (err != nil || st.Mode().Perm()&0o077 != 0) {
+			t.Errorf("%s: mode %v (%v), want no access for group and others", conf, st.Mode(), err)
+		}
+		if st, err := os.Stat(n.DataDir); err != nil || st.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s: mode %v (%v), want no access for group and others", n.DataDir, st.Mode(), err)
+		}
+		if strings.Contains(strings.Join(mustCmdline(t, n.PID), " "), "Wq4zPx9Lm") {
+			t.Errorf("command line of %s shows the password", n.Name)
+		}
+	}
+	down(t, c)
+}
+
+// mustCmdline is a process's command line.
+func mustCmdline(t *testing.T, pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(string(b), "\x00")
+}
+
+func TestRedisConfQuote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain", `"plain"`},
+		{`a "b" c`, `"a \"b\" c"`},
+		{`back\slash`, `"back\\slash"`},
+		{"new\nline\x7f", `"new\x0aline\x7f"`},
+		{"", `""`},
+	} {
+		if got := redisConfQuote(tc.in); got != tc.want {
+			t.Errorf("redisConfQuote(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestPostgresPrimaryReplica(t *testing.T) {
+	c := up(t, Postgres{Replicas: 1, Settings: map[string]string{"fsync": "off"}, Password: awkward, Databases: []string{"dbrig_extra"}}, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// The password reached the replica's setup by the environment: no log
+	// and no command line shows it.
+	for _, n := range c.Nodes() {
+		if b, _ := os.ReadFile(n.Log); strings.Contains(string(b), "Wq4zPx9Lm") {
+			t.Errorf("log of %s shows the password", n.Name)
+		}
+		if strings.Contains(strings.Join(mustCmdline(t, n.PID), " "), "Wq4zPx9Lm") {
+			t.Errorf("command line of %s shows the password", n.Name)
+		}
+	}
+	// The extra database exists and belongs to dbrig.
+	u, _ := url.Parse(c.Props()["pg.url"])
+	u.Path = "/dbrig_extra"
+	x, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		t.Fatalf("connect to dbrig_extra: %v", err)
+	}
+	if _, err := x.Exec(ctx, "CREATE TABLE mine (k int)"); err != nil {
+		t.Errorf("dbrig cannot create a table in dbrig_extra: %v", err)
+	}
+	x.Close(ctx)
 	p, err := pgx.Connect(ctx, c.Props()["pg.url"])
 	if err != nil {
 		t.Fatal(err)
@@ -436,6 +623,20 @@ func TestMariaDB(t *testing.T) {
 	}
 	db.Close()
 	down(t, c)
+}
+
+// A fixed cluster name reaches the driver's properties.
+func TestHazelcastClusterName(t *testing.T) {
+	nodes := []Node{{Addr: "127.0.0.1:1", DataDir: "/x/hz1"}, {Addr: "127.0.0.1:2", DataDir: "/x/hz2"}}
+	if got := (Hazelcast{ClusterName: "dbrig"}).Props(nodes); got["hazelcast.cluster"] != "dbrig" || got["hazelcast.addrs"] != "127.0.0.1:1,127.0.0.1:2" {
+		t.Errorf("props %v", got)
+	}
+	if got := (Hazelcast{}).Props(nodes)["hazelcast.cluster"]; got != hazelcastClusterName("/x") {
+		t.Errorf("default cluster name %q, want the dir's %q", got, hazelcastClusterName("/x"))
+	}
+	if !strings.Contains(hazelcastConfig("dbrig", 1, "", ""), "cluster-name: dbrig\n") {
+		t.Error("config lacks the cluster name")
+	}
 }
 
 func TestHazelcastMembers(t *testing.T) {

@@ -12,6 +12,7 @@ type BinaryMissingError struct {
 	System  string // "etcd"
 	Binary  string // what was looked for: a name on $PATH or a path
 	Install string // e.g. "apt-get install etcd-server"
+	Given   bool   // Binary is a path the user gave (not a name looked up on $PATH)
 	Err     error
 }
 
@@ -20,7 +21,10 @@ func (e *BinaryMissingError) Error() string {
 	if e.Err != nil {
 		msg += " (" + e.Err.Error() + ")"
 	}
-	if e.Install != "" {
+	switch {
+	case e.Install != "" && e.Given:
+		msg += "; make it with `" + e.Install + "`, or correct the path"
+	case e.Install != "":
 		msg += "; install it with `" + e.Install + "` or set the recipe's binary path"
 	}
 	return msg
@@ -84,3 +88,30 @@ func tailLines(path string, n int) []string {
 
 // LogTail returns the last n lines of a node's log (from its last 64 KiB).
 func LogTail(path string, n int) []string { return tailLines(path, n) }
+
+// PortInUseError says a port given for a node (Options.Ports) cannot be
+// had: another process listens on it, or another node of the cluster was
+// given it too.
+type PortInUseError struct {
+	Node, Name string // "etcd1", "client"
+	Port       int
+	Err        error
+}
+
+func (e *PortInUseError) Error() string {
+	return fmt.Sprintf("cluster: port %d given for %s.%s cannot be used: %v", e.Port, e.Node, e.Name, e.Err)
+}
+
+func (e *PortInUseError) Unwrap() error { return e.Err }
+
+// UnknownPortError says Options.Ports names ports that no node of the
+// cluster has.
+type UnknownPortError struct {
+	Keys  []string // the given "node.name" keys no node has
+	Known []string // the ports the cluster's nodes do have
+}
+
+func (e *UnknownPortError) Error() string {
+	return fmt.Sprintf("cluster: no node has port %s (this cluster's ports: %s)",
+		strings.Join(e.Keys, ", "), strings.Join(e.Known, ", "))
+}

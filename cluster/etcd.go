@@ -26,7 +26,11 @@ type Etcd struct {
 func (Etcd) System() string { return "etcd" }
 
 func (e Etcd) Layout(l *Layout) ([]Stage, error) {
-	bin, err := l.Binary("etcd", e.Binary, "apt-get install etcd-server", "etcd")
+	install := "apt-get install etcd-server"
+	if e.Binary != "" {
+		install = "scripts/build-etcd.sh VERSION" // another version, from its Go module
+	}
+	bin, err := l.Binary("etcd", e.Binary, install, "etcd")
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ import (
 
 // Hazelcast is a cluster of Members open-source Hazelcast members (default
 // 3), named hz1..N, each a JVM running the Hazelcast jar (Java 17), joined
-// by TCP-IP on 127.0.0.1 only, as scripts/servers/hazelcast.sh starts them.
+// by TCP-IP on 127.0.0.1 only.
 // The jar comes from Maven Central into a cache (see Jar). One port per
 // member, "client" (members and clients share it).
 type Hazelcast struct {
@@ -33,6 +33,17 @@ type Hazelcast struct {
 	CacheDir string            // default $XDG_CACHE_HOME/dbrig (~/.cache/dbrig)
 	Heap     string            // -Xmx of each member; default 256m
 	Settings map[string]string // Hazelcast properties (hazelcast.partition.count: 71)
+	// ClusterName is the members' cluster name, which clients must give;
+	// default one unique to the cluster's dir, so that members of another
+	// cluster on this host never join.
+	ClusterName string
+}
+
+func (h Hazelcast) clusterName(dir string) string {
+	if h.ClusterName != "" {
+		return h.ClusterName
+	}
+	return hazelcastClusterName(dir)
 }
 
 // DefaultHazelcastVersion is the Hazelcast that runs unless told otherwise:
@@ -83,7 +94,7 @@ func (h Hazelcast) Layout(l *Layout) ([]Stage, error) {
 		}
 		fmt.Fprintf(&memberList, "          - %s\n", hostPort(ports[i]))
 	}
-	name := hazelcastClusterName(l.Dir)
+	name := h.clusterName(l.Dir)
 	var props strings.Builder
 	keys := make([]string, 0, len(h.Settings))
 	for k := range h.Settings {
@@ -133,14 +144,14 @@ func (h Hazelcast) Layout(l *Layout) ([]Stage, error) {
 }
 
 // Props: every member's address and the cluster name.
-func (Hazelcast) Props(nodes []Node) map[string]string {
+func (h Hazelcast) Props(nodes []Node) map[string]string {
 	var addrs []string
 	for _, n := range nodes {
 		addrs = append(addrs, n.Addr)
 	}
 	name := ""
 	if len(nodes) > 0 {
-		name = hazelcastClusterName(filepath.Dir(nodes[0].DataDir))
+		name = h.clusterName(filepath.Dir(nodes[0].DataDir))
 	}
 	return map[string]string{"hazelcast.addrs": strings.Join(addrs, ","), "hazelcast.cluster": name}
 }

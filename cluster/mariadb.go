@@ -16,8 +16,8 @@ import (
 
 // MariaDB is one MariaDB server ("mariadb") from Debian's mariadb-server:
 // mariadb-install-db initialises its data dir, and an init file creates
-// user dbrig (password Password) with database dbrig at every start, as
-// scripts/servers/mariadb.sh sets up. It listens on 127.0.0.1 only, its
+// user dbrig (password Password) with database dbrig (and Databases) at
+// every start. It listens on 127.0.0.1 only, its
 // socket in its own dir. Run as root, the server and its setup run as the
 // OS user mysql (or, where there is none, mariadbd is told --user=root).
 type MariaDB struct {
@@ -26,6 +26,9 @@ type MariaDB struct {
 	Binary   string
 	Password string            // of user dbrig; default "dbrig-secret" (loopback only)
 	Settings map[string]string // server options, --name=value
+	// Databases are made besides dbrig (user dbrig may use them all; it
+	// may also make databases named dbrig_…). Names as ValidDatabaseName.
+	Databases []string
 }
 
 func (MariaDB) System() string { return "mariadb" }
@@ -82,6 +85,13 @@ func (m MariaDB) Layout(l *Layout) ([]Stage, error) {
 		args = append(args, "--"+k+"="+m.Settings[k]) // later options win over ours
 	}
 	pw := m.password()
+	var extra strings.Builder
+	for _, db := range m.Databases {
+		if !ValidDatabaseName(db) {
+			return nil, fmt.Errorf("cluster: mariadb: database name %q: expected lower-case letters, digits and _", db)
+		}
+		fmt.Fprintf(&extra, "CREATE DATABASE IF NOT EXISTS `%[1]s`;\nGRANT ALL PRIVILEGES ON `%[1]s`.* TO 'dbrig'@'%[2]s';\n", db, loopback)
+	}
 	ns := &NodeSpec{
 		Name: name, Role: "primary", Binary: bin, Version: version, Args: args,
 		DataDir: nd, Log: l.LogPath(name), User: osUser,
@@ -92,7 +102,7 @@ func (m MariaDB) Layout(l *Layout) ([]Stage, error) {
 			"CREATE DATABASE IF NOT EXISTS dbrig;\n"+
 				"CREATE USER IF NOT EXISTS 'dbrig'@'%[1]s' IDENTIFIED BY %[2]s;\n"+
 				"GRANT ALL PRIVILEGES ON dbrig.* TO 'dbrig'@'%[1]s';\n"+
-				"GRANT ALL PRIVILEGES ON `dbrig\\_%%`.* TO 'dbrig'@'%[1]s';\n", loopback, sqlQuote(pw))},
+				"GRANT ALL PRIVILEGES ON `dbrig\\_%%`.* TO 'dbrig'@'%[1]s';\n", loopback, sqlQuote(pw)) + extra.String()},
 	}
 	ns.Setup = func(ctx context.Context, run RunFunc) error {
 		return run(ctx, installDB, append(append([]string{"--no-defaults"}, userArgs...),

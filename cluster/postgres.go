@@ -17,8 +17,8 @@ import (
 
 // Postgres is a primary ("pg-primary") and Replicas streaming replicas
 // ("pg-replica1".."N") made with pg_basebackup -R. The superuser is
-// postgres; the role dbrig (login, password Password) owns database dbrig,
-// as scripts/servers/postgres.sh sets up. Servers listen on 127.0.0.1 only,
+// postgres; the role dbrig (login, password Password) owns database dbrig
+// and any further Databases. Servers listen on 127.0.0.1 only,
 // with no Unix socket. Run as root, every PostgreSQL program runs as the OS
 // user postgres (PostgreSQL refuses root) and data dirs belong to it.
 type Postgres struct {
@@ -29,7 +29,28 @@ type Postgres struct {
 	Password string            // of postgres and dbrig; default "dbrig-secret" (loopback only)
 	Settings map[string]string // -c name=value for every server (e.g. fsync=off)
 	OSUser   string            // default "postgres"
+	// Databases are made besides dbrig, owned by role dbrig (for example
+	// dbrig_results for the results store's tests). Names: lower-case
+	// letters, digits and '_', not starting with a digit.
+	Databases []string
 }
+
+// ValidDatabaseName says whether name can be a database of a recipe:
+// lower-case letters, digits and '_', not starting with a digit, at most 63
+// bytes (it is then the same name, unquoted, in PostgreSQL and MariaDB).
+func ValidDatabaseName(name string) bool {
+	if name == "" || len(name) > 63 || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func (p Postgres) databases() []string { return append([]string{"dbrig"}, p.Databases...) }
 
 func (Postgres) System() string { return "postgres" }
 
@@ -75,6 +96,11 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 	version := l.Version(bins["postgres"], "--version") // "postgres (PostgreSQL) 15.14 (Debian 15.14-0+deb12u1)"
 	if _, v, ok := strings.Cut(version, "(PostgreSQL) "); ok {
 		version, _, _ = strings.Cut(v, " ")
+	}
+	for _, db := range p.Databases {
+		if !ValidDatabaseName(db) {
+			return nil, fmt.Errorf("cluster: postgres: database name %q: expected lower-case letters, digits and _", db)
+		}
 	}
 	osUser := p.OSUser
 	if osUser == "" {
@@ -125,7 +151,7 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 	superURL := func(port int) string { return pgURL("postgres", pw, port, "postgres") }
 	primary.Ready = func(ctx context.Context) error { return pgQuery(ctx, superURL(pport), "SELECT 1") }
 	stages := []Stage{{Name: "primary", Nodes: []*NodeSpec{primary},
-		Ready: func(ctx context.Context) error { return pgSetupRole(ctx, superURL(pport), pw) }}}
+		Ready: func(ctx context.Context) error { return pgSetupRole(ctx, superURL(pport), pw, p.databases()) }}}
 	if p.Replicas > 0 {
 		st := Stage{Name: "replicas"}
 		for i := 1; i <= p.Replicas; i++ {
@@ -133,11 +159,14 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 			if err != nil {
 				return nil, err
 			}
+			// The password goes by the environment, not the command line
+			// (where ps and the node's log would show it).
+			rep.Env = []string{"PGPASSWORD=" + pw}
 			rep.Setup = func(ctx context.Context, run RunFunc) error {
 				// -R writes primary_conninfo (with the password) and standby.signal.
 				return run(ctx, bins["pg_basebackup"], "-D", filepath.Join(rep.DataDir, "data"),
 					"-R", "-X", "stream", "-c", "fast", "--no-sync",
-					"-d", fmt.Sprintf("host=%s port=%d user=postgres password=%s", loopback, pport, pw))
+					"-d", fmt.Sprintf("host=%s port=%d user=postgres", loopback, pport))
 			}
 			rep.Ready = func(ctx context.Context) error {
 				return pgReplicaStreaming(ctx, superURL(rep.Ports["client"]), superURL(pport), rep.Name)
@@ -174,8 +203,9 @@ func pgQuery(ctx context.Context, url, q string, args ...any) error {
 	return err
 }
 
-// pgSetupRole makes role and database dbrig (idempotent: it may be retried).
-func pgSetupRole(ctx context.Context, superURL, pw string) error {
+// pgSetupRole makes role dbrig and the databases it owns (idempotent: it
+// may be retried).
+func pgSetupRole(ctx context.Context, superURL, pw string, dbs []string) error {
 	conn, err := pgx.Connect(ctx, superURL)
 	if err != nil {
 		return err
@@ -190,12 +220,14 @@ func pgSetupRole(ctx context.Context, superURL, pw string) error {
 			return err
 		}
 	}
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = 'dbrig'").Scan(&n); err != nil {
-		return err
-	}
-	if n == 0 {
-		if _, err := conn.Exec(ctx, "CREATE DATABASE dbrig OWNER dbrig"); err != nil {
+	for _, db := range dbs {
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", db).Scan(&n); err != nil {
 			return err
+		}
+		if n == 0 {
+			if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{db}.Sanitize()+" OWNER dbrig"); err != nil {
+				return fmt.Errorf("create database %s: %w", db, err)
+			}
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -84,10 +85,15 @@ type RunFunc func(ctx context.Context, bin string, args ...string) error
 // Layout hands a recipe what it needs to plan nodes: the cluster directory,
 // ports, binary lookup.
 type Layout struct {
-	Dir   string
-	ports map[string]int
-	held  []net.Listener
-	taken map[int]bool
+	Dir      string
+	ports    map[string]int
+	held     []net.Listener
+	taken    map[int]bool
+	assigned map[string]int // every "node.name" handed out, given or picked
+}
+
+func newLayout(dir string, ports map[string]int) *Layout {
+	return &Layout{Dir: dir, ports: ports, taken: map[int]bool{}, assigned: map[string]int{}}
 }
 
 // NodeDir is the directory of a node's data: Dir/name.
@@ -98,26 +104,73 @@ func (l *Layout) NodeDir(node string) string { return filepath.Join(l.Dir, node)
 func (l *Layout) LogPath(node string) string { return filepath.Join(l.Dir, node+".log") }
 
 // Port returns the port Options.Ports gives for "node.name" (e.g.
-// "etcd1.client"), or a free port on 127.0.0.1. A free port is found by
-// listening on 127.0.0.1:0; the listener is held until the layout is done so
-// that no two nodes get the same port, then closed before anything starts.
+// "etcd1.client"), or a free port on 127.0.0.1. A given port must be free
+// (a *PortInUseError if not) and given once. A free port is found by
+// listening on 127.0.0.1:0. Either way the listener is held until the
+// layout is done so that no two nodes get the same port, then closed before
+// anything starts.
 func (l *Layout) Port(node, name string) (int, error) {
-	if p, ok := l.ports[node+"."+name]; ok {
+	key := node + "." + name
+	if p, ok := l.ports[key]; ok {
+		if p <= 0 || p > 65535 {
+			return 0, &PortInUseError{Node: node, Name: name, Port: p, Err: fmt.Errorf("not a TCP port")}
+		}
+		if l.taken[p] {
+			return 0, &PortInUseError{Node: node, Name: name, Port: p, Err: fmt.Errorf("given to another node of the cluster")}
+		}
+		ln, err := net.Listen("tcp", hostPort(p))
+		if err != nil {
+			return 0, &PortInUseError{Node: node, Name: name, Port: p, Err: err}
+		}
+		l.held = append(l.held, ln)
 		l.taken[p] = true
+		l.assigned[key] = p
 		return p, nil
 	}
 	for {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return 0, fmt.Errorf("cluster: free port for %s.%s: %w", node, name, err)
+			return 0, fmt.Errorf("cluster: free port for %s: %w", key, err)
 		}
 		l.held = append(l.held, ln)
 		p := ln.Addr().(*net.TCPAddr).Port
-		if !l.taken[p] {
+		if !l.taken[p] && !l.givenElsewhere(p) {
 			l.taken[p] = true
+			l.assigned[key] = p
 			return p, nil
 		}
 	}
+}
+
+// givenElsewhere: Options.Ports gives p to a node not laid out yet.
+func (l *Layout) givenElsewhere(p int) bool {
+	for _, q := range l.ports {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// unused returns an error when Options.Ports names a port no node has
+// (a typo such as "etcd4.client" for three members).
+func (l *Layout) unused() error {
+	var bad []string
+	for k := range l.ports {
+		if _, ok := l.assigned[k]; !ok {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	have := make([]string, 0, len(l.assigned))
+	for k := range l.assigned {
+		have = append(have, k)
+	}
+	sort.Strings(have)
+	return &UnknownPortError{Keys: bad, Known: have}
 }
 
 func (l *Layout) release() {
@@ -128,11 +181,13 @@ func (l *Layout) release() {
 }
 
 // Binary returns the path of a server binary: override if set (it must
-// exist), else the first of names found on $PATH or as an absolute path.
+// exist; a leading ~/ is the home directory), else the first of names found
+// on $PATH or as an absolute path.
 func (l *Layout) Binary(system, override, install string, names ...string) (string, error) {
 	if override != "" {
+		override = ExpandHome(override)
 		if err := executable(override); err != nil {
-			return "", &BinaryMissingError{System: system, Binary: override, Install: install, Err: err}
+			return "", &BinaryMissingError{System: system, Binary: override, Install: install, Given: true, Err: err}
 		}
 		return override, nil
 	}
@@ -174,3 +229,18 @@ func (l *Layout) Version(bin string, args ...string) string {
 const loopback = "127.0.0.1"
 
 func hostPort(port int) string { return net.JoinHostPort(loopback, fmt.Sprint(port)) }
+
+// ExpandHome turns a leading "~/" of path into the user's home directory
+// (experiment files name binaries in a cache there); any other path is
+// returned as it is.
+func ExpandHome(path string) string {
+	rest, ok := strings.CutPrefix(path, "~/")
+	if !ok {
+		return path
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return path
+	}
+	return filepath.Join(home, rest)
+}

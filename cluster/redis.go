@@ -14,8 +14,9 @@ import (
 
 // Redis is one primary ("redis-primary"), Replicas replicas
 // ("redis-replica1".."N") and Sentinels sentinels ("sentinel1".."N", 0 or
-// >= 3 to have a quorum) monitoring the primary as MasterName. No password,
-// no persistence unless Config says otherwise, as scripts/servers/redis.sh.
+// >= 3 to have a quorum) monitoring the primary as MasterName. No
+// persistence unless Config says otherwise; a password only if Password is
+// set.
 type Redis struct {
 	Replicas   int
 	Sentinels  int
@@ -24,6 +25,12 @@ type Redis struct {
 	// redis-sentinel when found beside it, else redis-server --sentinel.
 	Binary string
 	Config []string // extra redis.conf lines for primary and replicas
+	// Password, if set, is required of clients (requirepass) by primary
+	// and replicas, used by replicas to sync (masterauth) and by sentinels
+	// to watch them (sentinel auth-pass). It goes to the nodes' config
+	// files only (mode 0600, in 0700 node dirs), never onto a command line
+	// or into a log, and reaches drivers as the redis.password property.
+	Password string
 }
 
 func (Redis) System() string { return "redis" }
@@ -67,22 +74,26 @@ func (r Redis) Layout(l *Layout) ([]Stage, error) {
 	}
 	// A primary waits 5s (repl-diskless-sync-delay) for more replicas before
 	// a full sync; ours all start in one stage, so waiting only slows Up.
-	primary, err := node("redis-primary", "primary", append([]string{"repl-diskless-sync-delay 0"}, r.Config...)...)
+	var auth []string
+	if r.Password != "" {
+		auth = []string{"requirepass " + redisConfQuote(r.Password), "masterauth " + redisConfQuote(r.Password)}
+	}
+	primary, err := node("redis-primary", "primary", append(append([]string{"repl-diskless-sync-delay 0"}, auth...), r.Config...)...)
 	if err != nil {
 		return nil, err
 	}
-	primary.Ready = func(ctx context.Context) error { return redisPing(ctx, primary.Ports["client"]) }
+	primary.Ready = func(ctx context.Context) error { return redisPing(ctx, primary.Ports["client"], r.Password) }
 	stages := []Stage{{Name: "primary", Nodes: []*NodeSpec{primary}}}
 	pport := primary.Ports["client"]
 	if r.Replicas > 0 {
 		st := Stage{Name: "replicas"}
 		for i := 1; i <= r.Replicas; i++ {
 			rep, err := node(fmt.Sprintf("redis-replica%d", i), "replica",
-				append([]string{fmt.Sprintf("replicaof %s %d", loopback, pport)}, r.Config...)...)
+				append(append([]string{fmt.Sprintf("replicaof %s %d", loopback, pport)}, auth...), r.Config...)...)
 			if err != nil {
 				return nil, err
 			}
-			rep.Ready = func(ctx context.Context) error { return redisReplicaUp(ctx, rep.Ports["client"]) }
+			rep.Ready = func(ctx context.Context) error { return redisReplicaUp(ctx, rep.Ports["client"], r.Password) }
 			st.Nodes = append(st.Nodes, rep)
 		}
 		stages = append(stages, st)
@@ -98,10 +109,14 @@ func (r Redis) Layout(l *Layout) ([]Stage, error) {
 		st := Stage{Name: "sentinels"}
 		for i := 1; i <= r.Sentinels; i++ {
 			// Sentinel rewrites its config file: it must be its own, writable.
-			s, err := node(fmt.Sprintf("sentinel%d", i), "sentinel",
+			lines := []string{
 				fmt.Sprintf("sentinel monitor %s %s %d %d", r.master(), loopback, pport, quorum),
 				fmt.Sprintf("sentinel down-after-milliseconds %s 5000", r.master()),
-				fmt.Sprintf("sentinel failover-timeout %s 60000", r.master()))
+				fmt.Sprintf("sentinel failover-timeout %s 60000", r.master())}
+			if r.Password != "" {
+				lines = append(lines, fmt.Sprintf("sentinel auth-pass %s %s", r.master(), redisConfQuote(r.Password)))
+			}
+			s, err := node(fmt.Sprintf("sentinel%d", i), "sentinel", lines...)
 			if err != nil {
 				return nil, err
 			}
@@ -121,26 +136,51 @@ func (r Redis) Layout(l *Layout) ([]Stage, error) {
 func (r Redis) Props(nodes []Node) map[string]string {
 	for _, n := range nodes {
 		if n.Role == "primary" {
-			return map[string]string{"redis.addr": n.Addr}
+			m := map[string]string{"redis.addr": n.Addr}
+			if r.Password != "" {
+				m["redis.password"] = r.Password
+			}
+			return m
 		}
 	}
 	return nil
 }
 
-func redisClient(port int) *redis.Client {
-	return redis.NewClient(&redis.Options{Addr: hostPort(port), MaxRetries: -1, PoolSize: 1})
+// redisConfQuote quotes s for redis.conf: in double quotes, with
+// backslashes, double quotes and control bytes escaped as Redis's own
+// argument splitter (sdssplitargs) reads them back.
+func redisConfQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '"':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
-func redisPing(ctx context.Context, port int) error {
-	c := redisClient(port)
+func redisClient(port int, password string) *redis.Client {
+	return redis.NewClient(&redis.Options{Addr: hostPort(port), Password: password, MaxRetries: -1, PoolSize: 1})
+}
+
+func redisPing(ctx context.Context, port int, password string) error {
+	c := redisClient(port, password)
 	defer c.Close()
 	return c.Ping(ctx).Err()
 }
 
 // redisReplicaUp: the replica's link to its primary is up, which means the
 // initial sync finished.
-func redisReplicaUp(ctx context.Context, port int) error {
-	c := redisClient(port)
+func redisReplicaUp(ctx context.Context, port int, password string) error {
+	c := redisClient(port, password)
 	defer c.Close()
 	info, err := c.Info(ctx, "replication").Result()
 	if err != nil {

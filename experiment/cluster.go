@@ -2,12 +2,15 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +25,12 @@ import (
 type ClusterPlan struct {
 	Recipe cluster.Recipe
 	Keep   bool // keep the data directories
+	// Nodes are the nodes as laid out at resolve time, with every port:
+	// what --dry-run prints and what runs (Ports goes to cluster.Up).
+	Nodes []cluster.PlannedNode
+	Ports map[string]int // "node.name" → port
+	// Fixed are the ports the file gives (system.cluster.ports).
+	Fixed map[string]int
 }
 
 // recipeDrivers are the local clusters dbrig can start, by the name an
@@ -41,8 +50,36 @@ func Recipes() []string {
 }
 
 // clusterPlan turns an experiment file's system.cluster into a recipe,
-// refusing options the system does not have, with the file's positions.
+// refusing options the system does not have, with the file's positions,
+// and lays its nodes out: every binary found, every port fixed.
 func clusterPlan(e spec.Experiment) (*ClusterPlan, error) {
+	cp, err := clusterRecipe(e)
+	if cp == nil || err != nil {
+		return nil, err
+	}
+	nodes, ports, err := cluster.Plan(cp.Recipe, cp.Fixed)
+	if err != nil {
+		at := "system.cluster"
+		var bm *cluster.BinaryMissingError
+		var pe *cluster.PortInUseError
+		var ue *cluster.UnknownPortError
+		switch {
+		case errors.As(err, &bm) && e.System.Cluster.Binary != "":
+			at = "system.cluster.binary"
+		case errors.As(err, &pe):
+			at = "system.cluster.ports." + pe.Node + "." + pe.Name
+		case errors.As(err, &ue):
+			at = "system.cluster.ports." + ue.Keys[0]
+		}
+		return nil, e.Errorf(at, "%v", err)
+	}
+	cp.Nodes, cp.Ports = nodes, ports
+	return cp, nil
+}
+
+// clusterRecipe is clusterPlan without the layout: the recipe and the
+// file's fixed ports.
+func clusterRecipe(e spec.Experiment) (*ClusterPlan, error) {
 	c := e.System.Cluster
 	if c == nil {
 		return nil, nil
@@ -64,7 +101,19 @@ func clusterPlan(e spec.Experiment) (*ClusterPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ClusterPlan{Recipe: r, Keep: c.Keep}, nil
+	fixed := map[string]int{}
+	for _, k := range slices.Sorted(maps.Keys(c.Ports)) {
+		node, name, ok := strings.Cut(k, ".")
+		p, err := strconv.Atoi(c.Ports[k])
+		if !ok || node == "" || name == "" {
+			return nil, e.Errorf("system.cluster.ports."+k, "expected a key node.port such as etcd1.client")
+		}
+		if err != nil || p <= 0 || p > 65535 {
+			return nil, e.Errorf("system.cluster.ports."+k, "expected a TCP port 1-65535, got %q", c.Ports[k])
+		}
+		fixed[k] = p
+	}
+	return &ClusterPlan{Recipe: r, Keep: c.Keep, Fixed: fixed}, nil
 }
 
 // ClusterRecipe is the recipe name with options c, as `dbrig cluster up
@@ -83,7 +132,9 @@ func ClusterRecipe(name string, c spec.Cluster, given func(key string) bool) (cl
 }
 
 // FileCluster is the local cluster an experiment file describes (its first
-// run's, when a matrix makes several) and the driver that speaks to it.
+// run's, when a matrix makes several) and the driver that speaks to it. It
+// lays nothing out (a cluster of the file may be up already): the plan has
+// the recipe and the file's fixed ports only.
 func FileCluster(path string, sets []string) (*ClusterPlan, string, error) {
 	exps, err := spec.ReadExperiment(path, sets)
 	if err != nil {
@@ -93,7 +144,7 @@ func FileCluster(path string, sets []string) (*ClusterPlan, string, error) {
 	if e.System.Cluster == nil {
 		return nil, "", &InputError{Err: e.Errorf("system", "no system.cluster: the file runs against an embedded or external system")}
 	}
-	p, err := clusterPlan(e)
+	p, err := clusterRecipe(e)
 	if err != nil {
 		return nil, "", input(err)
 	}
@@ -122,7 +173,16 @@ func recipe(name string, c spec.Cluster, given func(key string) bool, refuse fun
 		}
 		r := cluster.Redis{Replicas: c.Replicas, Sentinels: c.Sentinels, Binary: c.Binary}
 		for _, k := range slices.Sorted(maps.Keys(c.Config)) {
-			r.Config = append(r.Config, k+" "+c.Config[k])
+			switch k {
+			case "requirepass":
+				// The recipe quotes it, gives it to replicas and sentinels,
+				// and hands it to the driver as redis.password.
+				r.Password = c.Config[k]
+			case "masterauth":
+				return nil, refuse("config", "masterauth is set from requirepass: give requirepass only")
+			default:
+				r.Config = append(r.Config, k+" "+c.Config[k])
+			}
 		}
 		return r, nil
 	case "postgres":
@@ -149,7 +209,21 @@ func recipe(name string, c spec.Cluster, given func(key string) bool, refuse fun
 			return nil, refuse(k, "hazelcast has members, not replicas or sentinels: give nodes")
 		}
 		// binary is the Hazelcast jar: another version side by side.
-		return cluster.Hazelcast{Members: c.Nodes, Jar: c.Binary, Settings: c.Config}, nil
+		r := cluster.Hazelcast{Members: c.Nodes, Jar: c.Binary}
+		for k, v := range c.Config {
+			switch k {
+			case "cluster-name":
+				r.ClusterName = v
+			case "heap":
+				r.Heap = v
+			default:
+				if r.Settings == nil {
+					r.Settings = map[string]string{}
+				}
+				r.Settings[k] = v
+			}
+		}
+		return r, nil
 	}
 	return nil, refuse("recipe", fmt.Sprintf("no local cluster recipe %q (expected one of %v)", name, Recipes()))
 }
@@ -166,7 +240,18 @@ func firstGiven(given func(string) bool, keys ...string) string {
 
 // up stands the cluster up and points the plan's driver at it.
 func (p *Plan) up(ctx context.Context, h Hooks) (*cluster.Cluster, error) {
-	c, err := cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep})
+	c, err := cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep, Ports: p.Cluster.Ports})
+	var pe *cluster.PortInUseError
+	if errors.As(err, &pe) {
+		if _, fixed := p.Cluster.Fixed[pe.Node+"."+pe.Name]; !fixed && ctx.Err() == nil {
+			// A port picked (free) at resolve time was taken since, minutes
+			// ago for a later run of a matrix: pick free ones again.
+			if h.Warn != nil {
+				h.Warn(fmt.Errorf("port %d, free when the plan was made, is taken now (%s.%s): the nodes get other free ports", pe.Port, pe.Node, pe.Name))
+			}
+			c, err = cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep, Ports: p.Cluster.Fixed})
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("local %s cluster: %w", p.Cluster.Recipe.System(), err)
 	}

@@ -5,7 +5,7 @@
 #   eval "$(scripts/chromium.sh)"        # install if needed, then export
 #   scripts/chromium.sh env              # only print the export line
 # Nothing is started here: each test starts its own Chromium and stops it.
-source "$(dirname "$0")/servers/lib.sh"
+source "$(dirname "$0")/lib.sh"
 
 BIN=/usr/bin/chromium
 

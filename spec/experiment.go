@@ -59,6 +59,7 @@ type Cluster struct {
 	Binary    string            // server binary to use instead of the one on PATH
 	Config    map[string]string // server settings to override
 	Keep      bool              // keep data directories after teardown
+	Ports     map[string]string // fixed ports by node.name (etcd1.client: 2379); checked by experiment
 }
 
 // Dataset is the data the workload runs on.
@@ -595,6 +596,7 @@ func (d *decoder) system(n *yaml.Node, p string, s *System) error {
 				"binary":    d.str(&c.Binary),
 				"config":    d.props(&c.Config),
 				"keep":      d.boolean(&c.Keep),
+				"ports":     d.props(&c.Ports),
 			})
 		},
 	})
@@ -828,7 +830,7 @@ func schemaPaths() []string {
 		"name", "tags", "seed", "repeat",
 		"system.driver", "system.version", "system.props",
 		"system.cluster.recipe", "system.cluster.nodes", "system.cluster.replicas", "system.cluster.sentinels",
-		"system.cluster.binary", "system.cluster.config", "system.cluster.keep",
+		"system.cluster.binary", "system.cluster.config", "system.cluster.keep", "system.cluster.ports",
 		"dataset.records", "dataset.load", "dataset.recreate", "dataset.batch",
 		"workload.files", "workload.props",
 		"load.model", "load.clients", "load.rate", "load.arrival", "load.think", "load.warmup",
@@ -840,7 +842,7 @@ func schemaPaths() []string {
 // any key below them).
 func schemaAt(path string) (string, bool) {
 	for _, s := range schemaPaths() {
-		if path == s || (strings.HasSuffix(s, "props") || strings.HasSuffix(s, "config")) && strings.HasPrefix(path, s+".") {
+		if path == s || (strings.HasSuffix(s, "props") || strings.HasSuffix(s, "config") || strings.HasSuffix(s, "ports")) && strings.HasPrefix(path, s+".") {
 			return s, true
 		}
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/dbrig/dbrig/driver/internal/benchkit"
 )
 
-// Benchmarks against the cluster of scripts/servers/etcd.sh, e.g.
+// Benchmarks against the cluster of scripts/test-servers, e.g.
 //
-//	eval "$(scripts/servers/etcd.sh env)"
+//	eval "$(scripts/test-servers up etcd)"
 //	go test -run '^$' -bench . -benchtime 20000x ./driver/etcd/
 //
 // Records are YCSB-sized: 10 fields of 100 bytes.

@@ -13,9 +13,9 @@ import (
 	"github.com/dbrig/dbrig/driver/internal/benchkit"
 )
 
-// Benchmarks against the cluster of scripts/servers/hazelcast.sh, e.g.
+// Benchmarks against the cluster of scripts/test-servers, e.g.
 //
-//	eval "$(scripts/servers/hazelcast.sh env)"
+//	eval "$(scripts/test-servers up hazelcast)"
 //	go test -run '^$' -bench . -benchtime 20000x ./driver/hazelcast/
 //
 // Records are YCSB-sized: 10 fields of 100 bytes. The driver runs with its

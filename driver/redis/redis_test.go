@@ -27,7 +27,7 @@ func open(t testing.TB, p *spec.Props) *DB {
 }
 
 // server returns the shared test server and the properties that reach it:
-// its address and its password (scripts/servers/redis.sh gives it one of
+// its address and its password (scripts/test-servers gives it one of
 // awkward characters) first, then the pairs given.
 func server(t testing.TB) (addr string, props func(kv ...string) *spec.Props) {
 	t.Helper()

@@ -205,7 +205,8 @@ func printPlan(w io.Writer, b *experiment.Bench) {
 			fmt.Fprintf(w, "  system     %s (embedded, or endpoints given in system.props)\n", p.Driver)
 		} else {
 			fmt.Fprintf(w, "  system     %s on a local cluster: %s\n", p.Driver, describeRecipe(p.Cluster.Recipe))
-			fmt.Fprintf(w, "  nodes      on 127.0.0.1, free ports chosen when they start; torn down after the run%s\n", map[bool]string{true: " (data kept)"}[p.Cluster.Keep])
+			fmt.Fprintf(w, "  nodes      on 127.0.0.1, torn down after the run%s\n", map[bool]string{true: " (data kept)"}[p.Cluster.Keep])
+			printPlannedNodes(w, p.Cluster.Nodes)
 		}
 		fmt.Fprintf(w, "  workload   %s, %d records, load: %v\n", p.WorkloadName(), p.Workload.LoadCount(), !p.SkipLoad)
 		model := fmt.Sprintf("%s, %d clients", s.Model, p.Config.Clients)
@@ -229,6 +230,26 @@ func printPlan(w io.Writer, b *experiment.Bench) {
 		fmt.Fprintf(w, "  phases     warmup %v, measure %s\n", p.Config.Warmup, strings.Join(bound, " or "))
 		fmt.Fprintf(w, "  tags       %s\n", strings.Join(p.Tags, ", "))
 		fmt.Fprintf(w, "  properties %s\n", propsLine(p.Props.Map()))
+	}
+}
+
+// printPlannedNodes lists each planned node with every port, as it will run.
+func printPlannedNodes(w io.Writer, nodes []cluster.PlannedNode) {
+	for _, n := range nodes {
+		names := make([]string, 0, len(n.Ports))
+		for k := range n.Ports {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		ports := make([]string, len(names))
+		for i, k := range names {
+			ports[i] = fmt.Sprintf("%s 127.0.0.1:%d", k, n.Ports[k])
+		}
+		version := ""
+		if n.Version != "" {
+			version = " " + n.Version
+		}
+		fmt.Fprintf(w, "    %-14s %-8s %s (%s%s)\n", n.Name, n.Role, strings.Join(ports, ", "), n.Binary, version)
 	}
 }
 

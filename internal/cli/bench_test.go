@@ -23,6 +23,12 @@ func TestExamplesResolve(t *testing.T) {
 	}
 	for _, f := range files {
 		code, out, errOut := dbrig(t, context.Background(), "bench", f, "--dry-run")
+		// A server binary this machine lacks (scripts/test installs them all,
+		// and builds etcd 3.6 for etcd-versions.yaml): skipped by hand.
+		if code == 2 && strings.Contains(errOut, ": binary ") && strings.Contains(errOut, " not found") && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+			t.Logf("SKIPPED %s: %s", filepath.Base(f), errOut)
+			continue
+		}
 		if code != 0 || !strings.Contains(out, "run 1:") {
 			t.Errorf("%s --dry-run: exit %d\n%s%s", filepath.Base(f), code, out, errOut)
 		}

@@ -6,9 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,11 +21,13 @@ import (
 	"github.com/dbrig/dbrig/spec"
 )
 
-const clusterUsage = `dbrig cluster up FILE.yaml|RECIPE [--nodes N --replicas N --sentinels N --binary PATH --config k=v] [--dir DIR] [--keep]
+const clusterUsage = `dbrig cluster up FILE.yaml|RECIPE [--nodes N --replicas N --sentinels N --binary PATH --config k=v]
+                 [--port NODE.NAME=PORT]… [--database NAME]… [--password-env VAR] [--dir DIR] [--keep]
 dbrig cluster status
+dbrig cluster env [--prefix DBRIG_]      (shell export lines: eval "$(dbrig cluster env)")
 dbrig cluster down
 dbrig cluster logs NODE [-n 50]
-(every subcommand takes --state FILE; default: the per-user state dir)`
+(every subcommand takes --state FILE; default: the per-user state dir; one state file per cluster)`
 
 // clusterCmd: dbrig cluster up|status|down|logs — a local cluster that
 // outlives the command, found again through a state file.
@@ -31,7 +37,7 @@ func clusterCmd(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	sub := map[string]func(context.Context, *env, []string) error{
-		"up": clusterUp, "status": clusterStatus, "down": clusterDown, "logs": clusterLogs,
+		"up": clusterUp, "status": clusterStatus, "down": clusterDown, "logs": clusterLogs, "env": clusterEnv,
 	}[args[0]]
 	if sub == nil {
 		return usagef("dbrig cluster: unknown subcommand %q; usage:\n%s", args[0], clusterUsage)
@@ -96,9 +102,17 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&c.Binary, "binary", "", "the server binary (postgres: its bin dir; hazelcast: the jar)")
 	fs.Var(&config, "config", "a server setting key=value (as system.cluster.config); repeatable")
 	fs.Var(&sets, "set", "FILE.yaml: override a value of the file (key.path=value); repeatable")
+	var portFlags, dbs listFlag
+	fs.Var(&portFlags, "port", "fix a node's port: NODE.NAME=PORT (e.g. etcd1.client=2379); repeatable; other ports are free ones")
+	fs.Var(&dbs, "database", "postgres, mariadb: another database for user dbrig besides dbrig; repeatable")
+	pwEnv := fs.String("password-env", "", "take the password from this environment variable (redis: requirepass; postgres, mariadb: user dbrig's)")
 	dir := fs.String("dir", "", "where the nodes' data and logs go (default: a new temporary dir)")
 	keep := fs.Bool("keep", false, "keep the data when the cluster goes down")
 	state, pos, err := clusterFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	ports, err := parsePorts(portFlags)
 	if err != nil {
 		return err
 	}
@@ -110,16 +124,20 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	var recipe cluster.Recipe
 	var drv string
 	if arg := pos[0]; strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") {
-		for _, k := range []string{"nodes", "replicas", "sentinels", "binary", "config"} {
+		for _, k := range []string{"nodes", "replicas", "sentinels", "binary", "config", "port"} {
 			if given[k] {
-				return usagef("dbrig cluster up: --%s: the file says how the cluster looks; override it with --set system.cluster.%s=…", k, k)
+				key := "system.cluster." + k
+				if k == "port" {
+					key = "system.cluster.ports.NODE.NAME"
+				}
+				return usagef("dbrig cluster up: --%s: the file says how the cluster looks; override it with --set %s=…", k, key)
 			}
 		}
 		p, d, err := experiment.FileCluster(arg, sets)
 		if err != nil {
 			return err
 		}
-		recipe, drv, *keep = p.Recipe, d, *keep || p.Keep
+		recipe, drv, *keep, ports = p.Recipe, d, *keep || p.Keep, p.Fixed
 	} else {
 		if len(sets) > 0 {
 			return usagef("dbrig cluster up: --set applies to an experiment file; give the recipe's options as flags")
@@ -138,11 +156,20 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	if recipe, err = withRecipeExtras(recipe, dbs, *pwEnv); err != nil {
+		return err
+	}
 	if s, ok, err := readState(state); err != nil {
 		return &experiment.InputError{Err: fmt.Errorf("%w; remove it if no cluster of yours is up", err)}
 	} else if ok {
 		if n := aliveNodes(s); n > 0 {
-			return &experiment.InputError{Err: fmt.Errorf("a cluster is up already (%s, %d nodes alive, state %s): `dbrig cluster down` first, or give another --state", s.System, n, state)}
+			// Idempotent: the same cluster, up and answering, is no error.
+			if why := sameCluster(s, recipe, ports); why != "" {
+				return &experiment.InputError{Err: fmt.Errorf("a cluster is up already (%s, %d of %d nodes alive, state %s) but %s: `dbrig cluster down` first, or give another --state", s.System, n, len(s.Nodes), state, why)}
+			}
+			fmt.Fprintf(e.stdout, "%s cluster is up already (state %s, dir %s): nothing to do\n", s.System, state, s.Dir)
+			printNodes(e.stdout, s.Nodes, nil)
+			return nil
 		}
 		// Every node is gone (a reboot, a kill): clear what is left.
 		if err := s.Down(ctx, state, time.Second); err != nil {
@@ -150,8 +177,13 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "cleared a stale state file (%s cluster, no node alive)\n", s.System)
 	}
+	// Binaries, given ports (free? a node has them?) are checked before
+	// anything starts.
+	if _, _, err := cluster.Plan(recipe, ports); err != nil {
+		return &experiment.InputError{Err: fmt.Errorf("local %s cluster: %w", recipe.System(), err)}
+	}
 	start := time.Now()
-	cl, err := cluster.Up(ctx, recipe, cluster.Options{Dir: *dir, Keep: *keep, StateFile: state, Detached: true})
+	cl, err := cluster.Up(ctx, recipe, cluster.Options{Dir: *dir, Keep: *keep, StateFile: state, Detached: true, Ports: ports})
 	if err != nil {
 		return fmt.Errorf("local %s cluster: %w", recipe.System(), err)
 	}
@@ -164,11 +196,194 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	}
 	sort.Strings(keys)
 	var ps []string
+	hidden := false
 	for _, k := range keys {
-		ps = append(ps, "-p "+shellQuote(k+"="+props[k]))
+		v := spec.RedactProp(k, props[k])
+		hidden = hidden || v != props[k]
+		ps = append(ps, "-p "+shellQuote(k+"="+v))
 	}
-	fmt.Fprintf(e.stdout, "\nrun against it:\n  dbrig run --driver %s %s -P workloada\nstop it:\n  dbrig cluster down\n", drv, strings.Join(ps, " "))
+	stateFlag := ""
+	if state != defaultStateFile() {
+		stateFlag = " --state " + shellQuote(state)
+	}
+	fmt.Fprintf(e.stdout, "\nrun against it:\n  dbrig run --driver %s %s -P workloada\n", drv, strings.Join(ps, " "))
+	if hidden {
+		fmt.Fprintf(e.stdout, "  (secrets are not shown: eval \"$(dbrig cluster env%s)\" exports every property as a DBRIG_… variable)\n", stateFlag)
+	}
+	fmt.Fprintf(e.stdout, "stop it:\n  dbrig cluster down%s\n", stateFlag)
 	return nil
+}
+
+// parsePorts reads --port NODE.NAME=PORT flags.
+func parsePorts(flags []string) (map[string]int, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	ports := map[string]int{}
+	for _, f := range flags {
+		k, v, ok := strings.Cut(f, "=")
+		node, name, ok2 := strings.Cut(k, ".")
+		p, err := strconv.Atoi(v)
+		if !ok || !ok2 || node == "" || name == "" || err != nil || p <= 0 || p > 65535 {
+			return nil, usagef("dbrig cluster up: --port %q: expected NODE.NAME=PORT with a port 1-65535 (e.g. etcd1.client=2379)", f)
+		}
+		if _, dup := ports[k]; dup {
+			return nil, usagef("dbrig cluster up: --port %s given twice", k)
+		}
+		ports[k] = p
+	}
+	return ports, nil
+}
+
+// withRecipeExtras applies --database and --password-env to the recipes
+// that have them, and refuses them for the others.
+func withRecipeExtras(r cluster.Recipe, dbs []string, pwEnv string) (cluster.Recipe, error) {
+	for _, db := range dbs {
+		if !cluster.ValidDatabaseName(db) {
+			return nil, usagef("dbrig cluster up: --database %q: expected lower-case letters, digits and _ (not first)", db)
+		}
+	}
+	pw := ""
+	if pwEnv != "" {
+		pw = os.Getenv(pwEnv)
+		if pw == "" {
+			return nil, usagef("dbrig cluster up: --password-env %s: the variable is not set or empty", pwEnv)
+		}
+	}
+	switch c := r.(type) {
+	case cluster.Postgres:
+		c.Databases = append(c.Databases, dbs...)
+		if pw != "" {
+			c.Password = pw
+		}
+		return c, nil
+	case cluster.MariaDB:
+		c.Databases = append(c.Databases, dbs...)
+		if pw != "" {
+			c.Password = pw
+		}
+		return c, nil
+	case cluster.Redis:
+		if len(dbs) > 0 {
+			return nil, usagef("dbrig cluster up: --database: redis has numbered databases, none to create")
+		}
+		if pw != "" {
+			c.Password = pw
+		}
+		return c, nil
+	}
+	if len(dbs) > 0 {
+		return nil, usagef("dbrig cluster up: --database: the %s recipe has no databases to create", r.System())
+	}
+	if pw != "" {
+		return nil, usagef("dbrig cluster up: --password-env: the %s recipe has no password", r.System())
+	}
+	return r, nil
+}
+
+// sameCluster says why the cluster of state s is not the one asked for
+// (recipe r with the given ports), or "" when it is: same system, same
+// nodes, the given ports, every node alive and accepting connections.
+func sameCluster(s cluster.State, r cluster.Recipe, ports map[string]int) string {
+	if s.System != r.System() {
+		return "it runs " + s.System + ", not " + r.System()
+	}
+	planned, _, err := cluster.Plan(r, nil)
+	if err != nil {
+		return err.Error()
+	}
+	var want, have []string
+	for _, n := range planned {
+		want = append(want, n.Name)
+	}
+	byName := map[string]cluster.Node{}
+	for _, n := range s.Nodes {
+		have = append(have, n.Name)
+		byName[n.Name] = n
+	}
+	if strings.Join(want, ",") != strings.Join(have, ",") {
+		return fmt.Sprintf("its nodes are %s, not %s", strings.Join(have, ", "), strings.Join(want, ", "))
+	}
+	for k, p := range ports {
+		node, name, _ := strings.Cut(k, ".")
+		if got := byName[node].Ports[name]; got != p {
+			return fmt.Sprintf("%s is on port %d, not %d", k, got, p)
+		}
+	}
+	for _, n := range s.Nodes {
+		if !n.Alive() {
+			return "node " + n.Name + " is not running"
+		}
+		c, err := net.DialTimeout("tcp", n.Addr, 2*time.Second)
+		if err != nil {
+			return fmt.Sprintf("node %s does not answer on %s (%v)", n.Name, n.Addr, err)
+		}
+		c.Close()
+	}
+	return ""
+}
+
+// clusterEnv prints one shell export line per driver property of the
+// running cluster (secrets too: it is for eval, and says so nowhere else),
+// named PREFIX + the property in upper case with '_' for '.': the names
+// internal/testenv reads (DBRIG_PG_URL, DBRIG_REDIS_PASSWORD, …). Values
+// are single-quoted, so any password is safe to eval.
+func clusterEnv(_ context.Context, e *env, args []string) error {
+	fs := newFlagSet("dbrig cluster env", e.stderr)
+	prefix := fs.String("prefix", "DBRIG_", "prefix of the variable names")
+	state, pos, err := clusterFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("dbrig cluster env: no arguments expected")
+	}
+	if !validEnvPrefix(*prefix) {
+		return usagef("dbrig cluster env: --prefix %q: expected letters, digits and _, not starting with a digit", *prefix)
+	}
+	s, ok, err := readState(state)
+	if err != nil {
+		return err
+	}
+	// Nothing but export lines on stdout: it is eval'd.
+	if !ok {
+		return &experiment.InputError{Err: fmt.Errorf("no cluster is up (no state file %s)", state)}
+	}
+	if n := aliveNodes(s); n != len(s.Nodes) {
+		return fmt.Errorf("the %s cluster of %s is not fully up: %d of %d nodes alive (dbrig cluster status --state %s)", s.System, state, n, len(s.Nodes), shellQuote(state))
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Props)) {
+		fmt.Fprintf(e.stdout, "export %s=%s\n", envName(*prefix, k), shellQuoteAlways(s.Props[k]))
+	}
+	return nil
+}
+
+// envName is prefix + key in upper case, every character that a shell
+// variable name cannot hold turned into '_'.
+func envName(prefix, key string) string {
+	b := []byte(strings.ToUpper(key))
+	for i, c := range b {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return prefix + string(b)
+}
+
+func validEnvPrefix(p string) bool {
+	for i, c := range p {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// shellQuoteAlways single-quotes s for a POSIX shell: nothing inside is
+// special but the single quote itself, which ends the quoting, is written
+// escaped, and quoting starts again.
+func shellQuoteAlways(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything special.

@@ -40,7 +40,7 @@ func TestRunEachDriver(t *testing.T) {
 			if tc.env != "" {
 				args = append(args, "-p", tc.prop+"="+testenv.Need(t, tc.env))
 			}
-			// The shared Redis requires a password (scripts/servers/redis.sh).
+			// The shared Redis requires a password (scripts/test-servers).
 			redisPW := ""
 			if tc.driver == "redis" {
 				redisPW = testenv.Need(t, "DBRIG_REDIS_PASSWORD")

@@ -1,7 +1,9 @@
 // Package testenv connects tests to the real servers that scripts/test starts.
 //
-// scripts/servers/*.sh write the addresses of the servers they started to
-// environment variables (DBRIG_REDIS_ADDR, DBRIG_PG_URL, ...). Under the test
+// scripts/test starts them as dbrig's own local clusters (scripts/test-servers:
+// `dbrig cluster up`) and exports their addresses with `dbrig cluster env`
+// (DBRIG_REDIS_ADDR, DBRIG_PG_URL, ...: "DBRIG_" + the driver property in
+// upper case, '.' as '_'). Under the test
 // script DBRIG_REQUIRE_SERVERS=1 is set and a missing server fails the test;
 // run by hand (plain `go test ./...`) such a test is skipped with a loud
 // message instead.
