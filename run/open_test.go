@@ -1,0 +1,111 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/driver"
+)
+
+// Every arrival the schedule asks for before the phase ends is performed or
+// counted as dropped, exactly: no arrival is lost or doubled by the clients
+// taking them themselves, whatever the pool size and arrival process.
+func TestOpenArrivalCountsExact(t *testing.T) {
+	const seed = 42
+	cases := []struct {
+		name    string
+		model   Open
+		clients int
+		dur     time.Duration
+		ops     int64
+	}{
+		{"constant/1 client", Open{Rate: 1000}, 1, 300 * time.Millisecond, 0},
+		{"constant/8 clients", Open{Rate: 3000}, 8, 300 * time.Millisecond, 0},
+		{"poisson/4 clients", Open{Rate: 2000, Arrival: Poisson{}}, 4, 300 * time.Millisecond, 0},
+		{"ramp/3 clients", Open{Schedule: []RateStep{{Rate: 2000, For: 200 * time.Millisecond, Ramp: true}}}, 3, 200 * time.Millisecond, 0},
+		{"count bound/5 clients", Open{Rate: 5000}, 5, 0, 777},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want := c.ops
+			if want == 0 {
+				// The schedule's own count: arrivals intended before the end.
+				m := c.model.withDefaults()
+				next, curve := m.Arrival.epochs(seedFor(seed, streamArrivals, 0)), m.curve()
+				for {
+					off, ok := curve.at(next())
+					if !ok || off >= c.dur {
+						break
+					}
+					want++
+				}
+			}
+			obs := &recorder{}
+			cfg := fast(Config{Clients: c.clients, Model: c.model, Duration: c.dur, Operations: c.ops, Seed: seed})
+			sums, err := Run(context.Background(), &fakeDB{}, &fakeWorkload{}, cfg, obs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := measureSummary(t, sums)
+			if got := sum.Overall.Count + sum.Dropped; got != want {
+				t.Errorf("performed %d + dropped %d = %d, want the schedule's %d", sum.Overall.Count, sum.Dropped, got, want)
+			}
+			end, _ := obs.event(EventPhaseEnd, "measure")
+			if !strings.Contains(end.Detail, fmt.Sprintf("scheduled=%d ", want)) {
+				t.Errorf("phase_end %q, want scheduled=%d", end.Detail, want)
+			}
+		})
+	}
+}
+
+// sleepLagDB takes a known time per operation and keeps, per call, how late
+// it was called after its intended start.
+type sleepLagDB struct {
+	lagDB
+	sleep time.Duration
+}
+
+func (db *sleepLagDB) Read(ctx context.Context, table, key string, fields []string) (driver.Record, error) {
+	r, err := db.lagDB.Read(ctx, table, key, fields)
+	time.Sleep(db.sleep)
+	return r, err
+}
+
+// On a driver that sleeps a known time and has a client free for every
+// arrival, the recorded dispatch lag is what the driver saw (actual −
+// intended start), the service time covers the sleep, and the response time
+// is their sum: nothing is lost or counted twice, with or without spinning.
+func TestDispatchLagIsActualMinusIntended(t *testing.T) {
+	for _, spin := range []time.Duration{0, 300 * time.Microsecond} {
+		t.Run(fmt.Sprintf("spin=%v", spin), func(t *testing.T) {
+			const sleep = 2 * time.Millisecond
+			db := &sleepLagDB{sleep: sleep}
+			cfg := fast(Config{Clients: 2, Model: Open{Rate: 200}, Operations: 60, SpinWait: spin})
+			sums, err := Run(context.Background(), db, &fakeWorkload{}, cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := measureSummary(t, sums)
+			var seen time.Duration
+			for _, l := range db.lags {
+				seen = max(seen, l)
+			}
+			us := func(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
+			if got := us(sum.Lag.Max); sum.Lag.Count != 60 || got > seen+time.Microsecond || got < seen-200*time.Microsecond {
+				t.Errorf("recorded lag max %v over %d ops; the DB saw up to %v after the intended starts", got, sum.Lag.Count, seen)
+			}
+			if svc := us(sum.Overall.Service.Min); svc < sleep {
+				t.Errorf("service time min %v, below the driver's %v sleep", svc, sleep)
+			}
+			// Nearest-rank maxima: response max ≤ lag max + service max
+			// (+1 µs per rounding), and ≥ service max.
+			resp, svc, lag := sum.Overall.Response.Max, sum.Overall.Service.Max, sum.Lag.Max
+			if resp > lag+svc+2 || resp < svc {
+				t.Errorf("response max %d µs, service max %d µs, lag max %d µs: want service ≤ response ≤ lag + service", resp, svc, lag)
+			}
+		})
+	}
+}
