@@ -214,6 +214,7 @@ type SoakSample struct {
 	RSSBytes  int64   `json:"rss_bytes"`
 	HeapBytes uint64  `json:"heap_inuse_bytes"`
 	Ops       int64   `json:"ops"`
+	Dropped   int64   `json:"dropped"`
 }
 
 // soak runs the open model for d at rate and prints the process's RSS and
@@ -222,20 +223,20 @@ func (st selftest) soak(ctx context.Context, e *env, d time.Duration, rate float
 	obs := &soakObserver{}
 	cfg := run.Config{Clients: st.clients, Model: run.Open{Rate: rate}, Duration: d, SpinWait: st.spin, Interval: every}
 	start := time.Now()
-	obs.sample = func(ops int64) {
+	obs.sample = func(ops, dropped int64) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		s := SoakSample{ElapsedS: time.Since(start).Seconds(), RSSBytes: rss(), HeapBytes: ms.HeapInuse, Ops: ops}
+		s := SoakSample{ElapsedS: time.Since(start).Seconds(), RSSBytes: rss(), HeapBytes: ms.HeapInuse, Ops: ops, Dropped: dropped}
 		if asJSON {
 			_ = json.NewEncoder(e.stdout).Encode(s)
 			return
 		}
-		fmt.Fprintf(e.stdout, "%8.0fs  rss %8.1f MB  heap in use %7.1f MB  ops %s\n", s.ElapsedS, float64(s.RSSBytes)/(1<<20), float64(s.HeapBytes)/(1<<20), format.Int(s.Ops))
+		fmt.Fprintf(e.stdout, "%8.0fs  rss %8.1f MB  heap in use %7.1f MB  ops %s  dropped %s\n", s.ElapsedS, float64(s.RSSBytes)/(1<<20), float64(s.HeapBytes)/(1<<20), format.Int(s.Ops), format.Int(s.Dropped))
 	}
 	if !asJSON {
 		fmt.Fprintf(e.stderr, "selftest: soak, open model at %g ops/s, %d clients, %v; memory every %v\n", rate, st.clients, d, every)
 	}
-	obs.sample(0)
+	obs.sample(0, 0)
 	db, w, err := nullWorkload(ctx)
 	if err != nil {
 		return err
@@ -267,16 +268,17 @@ func nullWorkload(ctx context.Context) (driver.DB, *ycsb.Workload, error) {
 }
 
 type soakObserver struct {
-	ops    int64
-	sample func(ops int64)
+	ops, dropped int64
+	sample       func(ops, dropped int64)
 }
 
 func (o *soakObserver) Interval(iv measure.Interval) {
 	for _, op := range iv.Ops {
 		o.ops += op.Count
 	}
+	o.dropped += iv.Dropped
 	if iv.Phase == measure.PhaseMeasure {
-		o.sample(o.ops)
+		o.sample(o.ops, o.dropped)
 	}
 }
 
