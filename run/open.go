@@ -221,7 +221,10 @@ func (o *openPhase) client(wc workload.Client, mc *measure.Shard) {
 	_, aware := ph.db.(driver.ScheduleAware)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	free := ph.start // when this client last became free
+	// idle is when this client would have become free had dbrig itself
+	// taken no time: the ready time of its last operation plus that
+	// operation's service time.
+	idle := ph.start
 	for {
 		select {
 		case <-o.lead:
@@ -249,9 +252,10 @@ func (o *openPhase) client(wc workload.Client, mc *measure.Shard) {
 			return
 		}
 		o.lead <- struct{}{}
-		if !ph.spinUntil(intended) {
-			o.dropNotStarted()
-			return
+		// The next leader now waits in this P's run queue: spin without
+		// yielding to it, or this client's start would wait for it to
+		// settle (or for another thread to wake and take this one).
+		for time.Now().Before(intended) {
 		}
 		started := time.Now()
 		if ph.expired(started) {
@@ -261,15 +265,18 @@ func (o *openPhase) client(wc workload.Client, mc *measure.Shard) {
 		op, err := ph.do(wc, intended, aware)
 		ended := time.Now()
 		// The operation could start when it was due or when this client
-		// was free, whichever came later: the rest of the wait is the
-		// generator's lateness (wake-up, hand-off), not queueing behind a
-		// busy system.
+		// would have been free, whichever came later: the rest of the wait
+		// is the generator's lateness (wake-up, hand-off, a starved
+		// process), not queueing behind a busy system. Chaining the ideal
+		// times rather than taking the last actual end keeps a backlog that
+		// dbrig itself built (say 80 ms without CPU, then operations back
+		// to back) as dbrig's, on every operation it delayed.
 		ready := intended
-		if free.After(ready) {
-			ready = free
+		if idle.After(ready) {
+			ready = idle
 		}
 		mc.RecordReady(measure.Op(op), intended, ready, started, ended, err)
-		free = ended
+		idle = ready.Add(ended.Sub(started))
 	}
 }
 
