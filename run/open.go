@@ -189,14 +189,40 @@ func (o *openPhase) fill(now time.Time) {
 // to come; false when there is none left. Called under mu.
 func (o *openPhase) claim(now time.Time) (time.Duration, bool) {
 	o.fill(now)
-	if o.arr.pending.len() > 0 {
-		return o.arr.pending.pop(), true
+	if off, ok := o.arr.pending.pop(); ok {
+		return off, true
 	}
 	if o.arr.have {
 		o.arr.have = false
 		return o.arr.ahead, true
 	}
 	return 0, false
+}
+
+// lead1 waits for the lead and takes the next arrival with it. leading
+// says the arrival is still to come and the caller holds the lead until it
+// passes it on; otherwise the lead is passed on already. ok is false when
+// the phase was stopped or the schedule is done (the lead is passed on, so
+// every client finds out).
+func (o *openPhase) lead1() (off time.Duration, leading, ok bool) {
+	select {
+	case <-o.lead:
+	case <-o.ph.stopCh:
+		return 0, false, false
+	}
+	if o.ph.stopped.Load() {
+		o.lead <- struct{}{}
+		return 0, false, false
+	}
+	o.mu.Lock()
+	now := time.Now()
+	off, ok = o.claim(now)
+	o.mu.Unlock()
+	if ok && o.ph.start.Add(off).After(now) {
+		return off, true, true
+	}
+	o.lead <- struct{}{} // done, or due already: the next free client may lead at once
+	return off, false, ok
 }
 
 // backlog reports how many due operations wait for a client; the runner
@@ -226,36 +252,40 @@ func (o *openPhase) client(wc workload.Client, mc *measure.Shard) {
 	// operation's service time.
 	idle := ph.start
 	for {
-		select {
-		case <-o.lead:
-		case <-ph.stopCh:
-			return
-		}
 		if ph.stopped.Load() {
-			o.lead <- struct{}{}
 			return
 		}
+		// An operation already due (a backlog) is taken at once, without
+		// the lead: every free client drains the backlog in parallel.
 		o.mu.Lock()
-		off, ok := o.claim(time.Now())
+		o.fill(time.Now())
+		off, due := o.arr.pending.pop()
 		o.mu.Unlock()
-		if !ok {
-			o.lead <- struct{}{} // the others find the schedule done too
-			return
+		leading := false
+		if !due {
+			var ok bool
+			if off, leading, ok = o.lead1(); !ok {
+				return
+			}
 		}
 		intended := ph.start.Add(off)
-		// Sleep until SpinWait before the start (precisely: a nanosleep
-		// for the last stretch), spin until handoffLead before it, let
-		// the next free client lead, and spin to the start.
-		if !ph.sleep(timer, intended.Add(-ph.cfg.SpinWait), true) || !ph.spinUntil(intended.Add(-handoffLead)) {
+		if leading {
+			// Sleep until SpinWait before the start (precisely: a
+			// nanosleep for the last stretch), spin until handoffLead
+			// before it, let the next free client lead, and spin to the
+			// start.
+			if !ph.sleep(timer, intended.Add(-ph.cfg.SpinWait), true) || !ph.spinUntil(intended.Add(-handoffLead)) {
+				o.lead <- struct{}{}
+				o.dropNotStarted()
+				return
+			}
 			o.lead <- struct{}{}
-			o.dropNotStarted()
-			return
-		}
-		o.lead <- struct{}{}
-		// The next leader now waits in this P's run queue: spin without
-		// yielding to it, or this client's start would wait for it to
-		// settle (or for another thread to wake and take this one).
-		for time.Now().Before(intended) {
+			// The next leader now waits in this P's run queue: spin
+			// without yielding to it, or this client's start would wait
+			// for it to settle (or for another thread to wake and take
+			// this one).
+			for time.Now().Before(intended) {
+			}
 		}
 		started := time.Now()
 		if ph.expired(started) {
@@ -301,11 +331,15 @@ func (f *fifo) push(x time.Duration) {
 	f.buf = append(f.buf, x)
 }
 
-func (f *fifo) pop() time.Duration {
+// pop takes the oldest offset; false when there is none.
+func (f *fifo) pop() (time.Duration, bool) {
+	if f.len() == 0 {
+		return 0, false
+	}
 	x := f.buf[f.head]
 	f.head++
 	if f.head == len(f.buf) {
 		f.buf, f.head = f.buf[:0], 0
 	}
-	return x
+	return x, true
 }
