@@ -274,16 +274,14 @@ func (ph *phase) sleep(timer *time.Timer, t time.Time, precise bool) bool {
 	}
 }
 
-// spinUntil busy-waits until t, yielding to other goroutines and to other
-// processes ready to run (a database on the same machine), and reports false
-// if the phase was stopped meanwhile.
+// spinUntil busy-waits (yielding to other goroutines) until t and reports
+// false if the phase was stopped meanwhile.
 func (ph *phase) spinUntil(t time.Time) bool {
 	for time.Now().Before(t) {
 		if ph.stopped.Load() {
 			return false
 		}
 		runtime.Gosched()
-		osYield()
 	}
 	return !ph.stopped.Load()
 }

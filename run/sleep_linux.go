@@ -23,8 +23,3 @@ func nanosleep(d time.Duration) {
 }
 
 const prSetTimerslack = 29 // PR_SET_TIMERSLACK, linux/prctl.h
-
-// osYield gives this thread's CPU to another process that is ready to run
-// (sched_yield), if any: a busy-wait then costs a database on the same
-// machine little. It returns at once when nothing else waits.
-func osYield() { _, _, _ = syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }

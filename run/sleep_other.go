@@ -7,5 +7,3 @@ import "time"
 const shortSleep = 0 // timers only
 
 func nanosleep(d time.Duration) { time.Sleep(d) }
-
-func osYield() {}
