@@ -103,6 +103,11 @@ func (m Open) drive(ph *phase, ops int64) string {
 	// Operations still waiting for a client when the phase ended.
 	left := int64(o.arr.pending.len())
 	o.arr.pending = fifo{}
+	if o.arr.have {
+		// Generated ahead but never due: the phase was stopped first.
+		o.arr.have = false
+		o.scheduled.Add(-1)
+	}
 	hold := o.arr.hold
 	o.mu.Unlock()
 	o.notStarted.Add(left)

@@ -160,3 +160,25 @@ func TestStarvedGeneratorLagIsItsOwn(t *testing.T) {
 		t.Errorf("starved generator: lag p99 %d µs, response p99 %d µs, service p99 %d µs; want the lateness counted as dbrig's", lag, resp, sum.Overall.Service.P99)
 	}
 }
+
+// Interrupted, the phase still accounts for every arrival it released:
+// performed plus dropped is what phase_end calls scheduled.
+func TestOpenCancelAccountsForEveryArrival(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	obs := &recorder{}
+	cfg := fast(Config{Clients: 4, Model: Open{Rate: 1000}, Duration: 5 * time.Second, SpinWait: 100 * time.Microsecond})
+	sums, err := Run(ctx, &fakeDB{service: time.Millisecond}, &fakeWorkload{}, cfg, obs)
+	if err == nil {
+		t.Fatal("no error from an interrupted run")
+	}
+	sum := measureSummary(t, sums)
+	end, _ := obs.event(EventPhaseEnd, "measure")
+	var scheduled, full, late int64
+	if _, err := fmt.Sscanf(end.Detail[strings.Index(end.Detail, "scheduled="):], "scheduled=%d dropped_backlog_full=%d dropped_not_started=%d", &scheduled, &full, &late); err != nil {
+		t.Fatalf("phase_end %q: %v", end.Detail, err)
+	}
+	if sum.Overall.Count+sum.Dropped != scheduled || full+late != sum.Dropped || scheduled < 100 {
+		t.Errorf("performed %d + dropped %d (full %d, late %d) against scheduled %d", sum.Overall.Count, sum.Dropped, full, late, scheduled)
+	}
+}
