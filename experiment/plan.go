@@ -285,6 +285,11 @@ func loadConfig(opts Options, p *spec.Props) (run.Config, error) {
 	}
 	cfg.Warmup = opts.Warmup
 	cfg.OpTimeout = opts.OpTimeout
+	if cfg.SpinWait, err = p.Duration("spinwait", run.DefaultSpinWait); err != nil {
+		return cfg, err
+	} else if cfg.SpinWait < 0 || cfg.SpinWait > time.Second {
+		return cfg, p.Errorf("spinwait", "a duration from 0 (sleep only) to 1s")
+	}
 	return cfg, cfg.Check(true)
 }
 

@@ -16,6 +16,9 @@ const (
 	DefaultLoadBatch  = 100
 	DefaultInterval   = time.Second
 	DefaultGrace      = 5 * time.Second
+	// DefaultSpinWait is the SpinWait dbrig's commands use (property
+	// spinwait): enough to cover a nanosleep's usual lateness on a small VM.
+	DefaultSpinWait = 200 * time.Microsecond
 	// MaxClients bounds Clients and LoadClients: each is a goroutine with
 	// its own workload state, and past this many the harness, not the
 	// system, is what gets measured (and memory runs out before the run
@@ -50,9 +53,12 @@ type Config struct {
 	// Grace bounds the wait for in-flight operations after ctx is cancelled;
 	// then their contexts are cancelled too (DefaultGrace).
 	Grace time.Duration
-	// SpinWait makes schedulers busy-wait (yielding) for the last SpinWait
-	// before an intended start instead of sleeping: timer wake-ups can be late
-	// by up to ~1 ms, which shows as response time. Costs CPU; default 0.
+	// SpinWait makes the client due next busy-wait (yielding to other
+	// goroutines, not to other processes) for the last SpinWait before an
+	// intended start instead of sleeping: a sleep returns tens to hundreds of
+	// µs late, which shows as response time. It costs up to SpinWait of one
+	// core per operation (all of a core once arrivals are closer than
+	// SpinWait). 0: none, sleeps only; dbrig's commands use DefaultSpinWait.
 	SpinWait time.Duration
 }
 

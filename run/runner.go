@@ -237,26 +237,32 @@ func (ph *phase) holdUntilDeadline(timer *time.Timer) {
 // sleepUntil waits until t (spinning for the last SpinWait) and reports
 // false if the phase was stopped meanwhile. precise uses nanosleep for waits
 // below a millisecond, which Go timers round up to ~1 ms; it blocks a thread,
-// so it is for the open model's scheduler and a few closed clients only.
+// so it is for the open model's leading client and a few closed clients only.
 func (ph *phase) sleepUntil(timer *time.Timer, t time.Time, precise bool) bool {
+	if !ph.sleep(timer, t.Add(-ph.cfg.SpinWait), precise) {
+		return false
+	}
+	return ph.spinUntil(t)
+}
+
+// sleep waits until t without spinning and reports false if the phase was
+// stopped meanwhile; precise as for sleepUntil.
+func (ph *phase) sleep(timer *time.Timer, t time.Time, precise bool) bool {
 	for {
 		d := time.Until(t)
 		if d <= 0 {
 			return !ph.stopped.Load()
 		}
-		if d <= ph.cfg.SpinWait {
-			if ph.stopped.Load() {
-				return false
-			}
-			runtime.Gosched()
-			continue
-		}
-		d -= ph.cfg.SpinWait
 		if precise && d < shortSleep {
 			// Go timers wake up to ~1 ms late for waits below 1 ms; a
 			// nanosleep system call is late by tens of µs.
 			nanosleep(d)
 			continue
+		}
+		if precise {
+			// A timer can be late by up to ~1 ms: wake that much early
+			// and nanosleep the rest.
+			d -= shortSleep
 		}
 		timer.Reset(d)
 		select {
@@ -266,6 +272,18 @@ func (ph *phase) sleepUntil(timer *time.Timer, t time.Time, precise bool) bool {
 			return false
 		}
 	}
+}
+
+// spinUntil busy-waits (yielding to other goroutines) until t and reports
+// false if the phase was stopped meanwhile.
+func (ph *phase) spinUntil(t time.Time) bool {
+	for time.Now().Before(t) {
+		if ph.stopped.Load() {
+			return false
+		}
+		runtime.Gosched()
+	}
+	return !ph.stopped.Load()
 }
 
 // run starts the workers, emits an Interval every cfg.Interval until they

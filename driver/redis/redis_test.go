@@ -286,3 +286,62 @@ func TestReadEmptyFieldList(t *testing.T) {
 		t.Fatalf("Scan with []string{} = %q, %v; want one record of two fields", recs, err)
 	}
 }
+
+// The update modes have their documented semantics on the real server:
+// both overwrite the given fields of an existing record and leave the
+// others; on a missing key checked is not_found and creates nothing, hset
+// creates a hash of the updated fields only, outside the scan index.
+func TestUpdateModes(t *testing.T) {
+	addr, props := server(t)
+	for _, mode := range []string{"", UpdateChecked, UpdateHSet} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			table := fmt.Sprintf("upd_%s_%d", mode, time.Now().UnixNano())
+			dropTable(t, addr, table)
+			kv := []string{"redis.addr", addr, "table", table}
+			if mode != "" {
+				kv = append(kv, "redis.update", mode)
+			}
+			db := open(t, props(kv...))
+			defer db.Close()
+			ctx := t.Context()
+			if err := db.Insert(ctx, table, "k1", driver.Record{"f0": []byte("a"), "f1": []byte("b")}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Update(ctx, table, "k1", driver.Record{"f1": []byte("B")}); err != nil {
+				t.Fatalf("update of an existing record: %v", err)
+			}
+			got, err := db.Read(ctx, table, "k1", nil)
+			if err != nil || string(got["f0"]) != "a" || string(got["f1"]) != "B" || len(got) != 2 {
+				t.Errorf("after update: %v, %v; want f0=a f1=B", got, err)
+			}
+
+			err = db.Update(ctx, table, "missing", driver.Record{"f1": []byte("x")})
+			exists, xerr := db.c.Exists(ctx, hashKey(table, "missing")).Result()
+			if xerr != nil {
+				t.Fatal(xerr)
+			}
+			if mode == UpdateHSet {
+				if err != nil || exists != 1 {
+					t.Errorf("hset on a missing key: err %v, key exists %d; want no error and a new hash", err, exists)
+				}
+				got, err := db.Read(ctx, table, "missing", nil)
+				if err != nil || len(got) != 1 || string(got["f1"]) != "x" {
+					t.Errorf("the hash hset created: %v, %v; want only f1=x", got, err)
+				}
+				recs, err := db.Scan(ctx, table, "", 10, nil)
+				if err != nil || len(recs) != 1 {
+					t.Errorf("scan after hset created a key: %d records, %v; want only the inserted one (the index is not touched)", len(recs), err)
+				}
+				return
+			}
+			if !errors.Is(err, errclass.ErrNotFound) || exists != 0 {
+				t.Errorf("checked update of a missing key: err %v, key exists %d; want not_found and nothing created", err, exists)
+			}
+		})
+	}
+	_, err := Open(t.Context(), driver.Config{Props: props("redis.addr", addr, "redis.update", "upsert")})
+	var pe *spec.PropError
+	if !errors.As(err, &pe) || pe.Key != "redis.update" {
+		t.Errorf("redis.update=upsert: %v, want a PropError for redis.update", err)
+	}
+}

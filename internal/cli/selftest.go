@@ -1,0 +1,311 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/format"
+	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/run"
+	"github.com/dbrig/dbrig/spec"
+	"github.com/dbrig/dbrig/workload/ycsb"
+)
+
+// selftestCmd: dbrig selftest — what this machine lets dbrig measure: the
+// harness's own ceiling (closed model, null driver) and how punctually the
+// open model starts operations at a few rates (dispatch lag, achieved rate).
+// With --soak it runs the open model for a long time and prints the
+// process's memory as it goes.
+func selftestCmd(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("dbrig selftest", e.stderr)
+	per := fs.Duration("duration", 3*time.Second, "length of each case")
+	ratesFlag := fs.String("rates", "1000,20000,100000", "open-model rates to check, ops/s, comma-separated")
+	clients := fs.Int("clients", 16, "clients of the many-client ceiling case and the open model's pool")
+	spin := fs.Duration("spin-wait", run.DefaultSpinWait, "busy-wait before each intended start (property spinwait; 0 = sleep only)")
+	soak := fs.Duration("soak", 0, "instead: run the open model this long (e.g. 10m) and print RSS every --every")
+	soakRate := fs.Float64("soak-rate", 50_000, "--soak: ops/s")
+	every := fs.Duration("every", 10*time.Second, "--soak: how often to print memory")
+	asJSON := fs.Bool("json", false, "print the results as JSON")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return &usageError{msg: err.Error()}
+	}
+	rates, err := parseRates(*ratesFlag)
+	switch {
+	case len(rest) > 0:
+		return usagef("dbrig selftest: unexpected argument %q", rest[0])
+	case err != nil:
+		return usagef("dbrig selftest --rates: %v", err)
+	case *per < 100*time.Millisecond:
+		return usagef("dbrig selftest --duration %v: expected at least 100ms", *per)
+	case *clients < 1 || *clients > run.MaxClients:
+		return usagef("dbrig selftest --clients %d: expected 1 to %d", *clients, run.MaxClients)
+	case *spin < 0 || *spin > time.Second:
+		return usagef("dbrig selftest --spin-wait %v: expected 0 to 1s", *spin)
+	case *soak < 0 || (*soak > 0 && *soak < time.Second):
+		return usagef("dbrig selftest --soak %v: expected at least 1s", *soak)
+	case *soakRate <= 0 || *every < 100*time.Millisecond:
+		return usagef("dbrig selftest: --soak-rate must be > 0 and --every at least 100ms")
+	}
+	st := selftest{clients: *clients, spin: *spin, per: *per}
+	if *soak > 0 {
+		return st.soak(ctx, e, *soak, *soakRate, *every, *asJSON)
+	}
+	res, err := st.run(ctx, rates, func(s string) {
+		if !*asJSON {
+			fmt.Fprintln(e.stderr, s)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printSelftest(e.stdout, res)
+	return nil
+}
+
+func parseRates(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || r <= 0 || r > 10_000_000 {
+			return nil, fmt.Errorf("%q: expected ops/s > 0 (at most 1e7)", strings.TrimSpace(f))
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// SelftestResult is dbrig selftest's output (--json).
+type SelftestResult struct {
+	CPUs     int             `json:"cpus"`
+	SpinWait string          `json:"spin_wait"`
+	Ceiling  []CeilingCase   `json:"ceiling"`
+	Open     []PrecisionCase `json:"open"`
+	Version  string          `json:"go_version"`
+}
+
+// CeilingCase is the closed model against the null driver: the most
+// operations per second the harness itself can issue and record.
+type CeilingCase struct {
+	Clients int     `json:"clients"`
+	Ops     int64   `json:"ops"`
+	OpsPerS float64 `json:"ops_per_s"`
+	// CPUPerOpNS is the process's CPU time (user + system) per operation.
+	CPUPerOpNS float64 `json:"cpu_per_op_ns"`
+}
+
+// PrecisionCase is the open model at one rate against the null driver:
+// everything in its response time is the harness's.
+type PrecisionCase struct {
+	Target     float64 `json:"target_ops_per_s"`
+	Achieved   float64 `json:"achieved_ops_per_s"`
+	ErrorPct   float64 `json:"rate_error_pct"`
+	Dropped    int64   `json:"dropped"`
+	LagP50     int64   `json:"lag_p50_us"`
+	LagP99     int64   `json:"lag_p99_us"`
+	LagMax     int64   `json:"lag_max_us"`
+	RespP50    int64   `json:"response_p50_us"`
+	RespP99    int64   `json:"response_p99_us"`
+	CPUPercent float64 `json:"cpu_percent"` // of one core, the whole process
+}
+
+type selftest struct {
+	clients int
+	spin    time.Duration
+	per     time.Duration
+}
+
+// nullRun runs workload C against the null driver with cfg and returns the
+// measure phase's summary and the CPU time the process used meanwhile.
+func (st selftest) nullRun(ctx context.Context, cfg run.Config) (measure.Summary, time.Duration, error) {
+	db, w, err := nullWorkload(ctx)
+	if err != nil {
+		return measure.Summary{}, 0, err
+	}
+	defer db.Close()
+	cfg.Seed = 1
+	before := cpuTime()
+	sums, err := run.Run(ctx, db, w, cfg, nil)
+	used := cpuTime() - before
+	if err != nil {
+		return measure.Summary{}, used, fmt.Errorf("selftest: %w", err)
+	}
+	return sums[len(sums)-1], used, nil
+}
+
+func (st selftest) run(ctx context.Context, rates []float64, progress func(string)) (*SelftestResult, error) {
+	res := &SelftestResult{CPUs: runtime.GOMAXPROCS(0), SpinWait: st.spin.String(), Version: runtime.Version()}
+	for _, n := range []int{1, st.clients} {
+		progress(fmt.Sprintf("selftest: ceiling, closed model, %d client(s), %v", n, st.per))
+		sum, cpu, err := st.nullRun(ctx, run.Config{Clients: n, Duration: st.per})
+		if err != nil {
+			return nil, err
+		}
+		c := CeilingCase{Clients: n, Ops: sum.Overall.Count, OpsPerS: sum.Overall.Throughput}
+		if c.Ops > 0 {
+			c.CPUPerOpNS = float64(cpu.Nanoseconds()) / float64(c.Ops)
+		}
+		res.Ceiling = append(res.Ceiling, c)
+		if n == st.clients {
+			break
+		}
+	}
+	for _, r := range rates {
+		progress(fmt.Sprintf("selftest: open model at %g ops/s, %d clients, spin-wait %v, %v", r, st.clients, st.spin, st.per))
+		cfg := run.Config{Clients: st.clients, Model: run.Open{Rate: r}, Duration: st.per, SpinWait: st.spin}
+		sum, cpu, err := st.nullRun(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		elapsed := sum.End.Sub(sum.Start)
+		p := PrecisionCase{
+			Target: r, Achieved: sum.Overall.Throughput, Dropped: sum.Dropped,
+			LagP50: sum.Lag.P50, LagP99: sum.Lag.P99, LagMax: sum.Lag.Max,
+			RespP50: sum.Overall.Response.P50, RespP99: sum.Overall.Response.P99,
+		}
+		p.ErrorPct = 100 * (p.Achieved - r) / r
+		if elapsed > 0 {
+			p.CPUPercent = 100 * cpu.Seconds() / elapsed.Seconds()
+		}
+		res.Open = append(res.Open, p)
+	}
+	return res, nil
+}
+
+func printSelftest(w io.Writer, r *SelftestResult) {
+	fmt.Fprintf(w, "harness ceiling (closed model, null driver, workload C; %d CPUs, %s)\n", r.CPUs, r.Version)
+	fmt.Fprintf(w, "  %8s %14s %14s\n", "clients", "ops/s", "CPU/op")
+	for _, c := range r.Ceiling {
+		fmt.Fprintf(w, "  %8d %14s %11.0f ns\n", c.Clients, format.Int(int64(c.OpsPerS)), c.CPUPerOpNS)
+	}
+	fmt.Fprintf(w, "\ndispatch precision (open model, null driver: all of the response time is dbrig's; spin-wait %s)\n", r.SpinWait)
+	fmt.Fprintf(w, "  %10s %12s %8s %9s %9s %9s %9s %8s %8s\n", "target/s", "achieved/s", "error", "lag p50", "lag p99", "resp p50", "resp p99", "dropped", "CPU")
+	for _, p := range r.Open {
+		us := format.MicrosInt
+		fmt.Fprintf(w, "  %10s %12.1f %7.2f%% %9s %9s %9s %9s %8d %7.0f%%\n", format.Int(int64(p.Target)), p.Achieved, p.ErrorPct,
+			us(p.LagP50), us(p.LagP99), us(p.RespP50), us(p.RespP99), p.Dropped, p.CPUPercent)
+	}
+	fmt.Fprintln(w, "\nLatencies far above these lag figures are the system's; near them, partly dbrig's (and this machine's).")
+}
+
+// SoakSample is one line of dbrig selftest --soak.
+type SoakSample struct {
+	ElapsedS  float64 `json:"elapsed_s"`
+	RSSBytes  int64   `json:"rss_bytes"`
+	HeapBytes uint64  `json:"heap_inuse_bytes"`
+	Ops       int64   `json:"ops"`
+	Dropped   int64   `json:"dropped"`
+}
+
+// soak runs the open model for d at rate and prints the process's RSS and
+// Go heap every every: they must level off, not grow with the run.
+func (st selftest) soak(ctx context.Context, e *env, d time.Duration, rate float64, every time.Duration, asJSON bool) error {
+	obs := &soakObserver{}
+	cfg := run.Config{Clients: st.clients, Model: run.Open{Rate: rate}, Duration: d, SpinWait: st.spin, Interval: every}
+	start := time.Now()
+	obs.sample = func(ops, dropped int64) {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		s := SoakSample{ElapsedS: time.Since(start).Seconds(), RSSBytes: rss(), HeapBytes: ms.HeapInuse, Ops: ops, Dropped: dropped}
+		if asJSON {
+			_ = json.NewEncoder(e.stdout).Encode(s)
+			return
+		}
+		fmt.Fprintf(e.stdout, "%8.0fs  rss %8.1f MB  heap in use %7.1f MB  ops %s  dropped %s\n", s.ElapsedS, float64(s.RSSBytes)/(1<<20), float64(s.HeapBytes)/(1<<20), format.Int(s.Ops), format.Int(s.Dropped))
+	}
+	if !asJSON {
+		fmt.Fprintf(e.stderr, "selftest: soak, open model at %g ops/s, %d clients, %v; memory every %v\n", rate, st.clients, d, every)
+	}
+	obs.sample(0, 0)
+	db, w, err := nullWorkload(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := run.Run(ctx, db, w, cfg, obs); err != nil {
+		return fmt.Errorf("selftest --soak: %w", err)
+	}
+	return nil
+}
+
+// nullWorkload is the null driver and YCSB workload C over 1,000 keys.
+func nullWorkload(ctx context.Context) (driver.DB, *ycsb.Workload, error) {
+	props := spec.NewProps()
+	wl, _ := ycsb.Builtin("workloadc")
+	if err := props.Load("workloadc (built-in)", bytes.NewReader(wl)); err != nil {
+		return nil, nil, fmt.Errorf("selftest: %w", err)
+	}
+	props.Set("recordcount", "1000", spec.Source{Flag: "selftest"})
+	w, err := ycsb.New(props)
+	if err != nil {
+		return nil, nil, fmt.Errorf("selftest: %w", err)
+	}
+	db, err := registry().Open(ctx, "null", driver.Config{Props: props})
+	if err != nil {
+		return nil, nil, fmt.Errorf("selftest: %w", err)
+	}
+	return db, w, nil
+}
+
+type soakObserver struct {
+	ops, dropped int64
+	sample       func(ops, dropped int64)
+}
+
+func (o *soakObserver) Interval(iv measure.Interval) {
+	for _, op := range iv.Ops {
+		o.ops += op.Count
+	}
+	o.dropped += iv.Dropped
+	if iv.Phase == measure.PhaseMeasure {
+		o.sample(o.ops, o.dropped)
+	}
+}
+
+func (o *soakObserver) Event(run.Event) {}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rss is the process's resident set size (0 where /proc is missing).
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
+}
