@@ -69,8 +69,7 @@ func (s SLA) Evaluate(sum measure.Summary) Result {
 		case Latency:
 			r.Unit, r.Limit = "ms", ms(t.Limit)
 			if op.ResponseHist == nil || op.ResponseHist.TotalCount() == 0 {
-				r.Measured, r.Pass = math.Inf(1), false
-				break
+				break // nothing was served: no latency, and a failure
 			}
 			us := measure.Percentile(op.ResponseHist, t.Percentile)
 			r.Measured = float64(us) / 1000
@@ -81,7 +80,7 @@ func (s SLA) Evaluate(sum measure.Summary) Result {
 			r.Pass, r.Measured, r.Limit, r.Unit = countTerm(t, sum.Dropped, sum.Overall.Count+sum.Dropped)
 		case Unpredictable:
 			// Not measured: never passes (Check refuses it before a run).
-			r.Measured, r.Unit = math.NaN(), "ops"
+			r.Unit = "ops"
 		}
 		res.Terms = append(res.Terms, r)
 		res.Pass = res.Pass && r.Pass
