@@ -11,6 +11,7 @@
 package rating
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
@@ -140,7 +142,36 @@ func (r Rating) MarshalJSON() ([]byte, error) {
 			out.Throughput = &a
 		}
 	}
-	return json.Marshal(out)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // p95<50ms, not p95\u003c50ms
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// unissued finds an SLA term about an operation the workload does not
+// issue (READ.p99 with readproportion=0): it could never pass.
+func unissued(s sla.SLA, sum measure.Summary) error {
+	if sum.Overall.Count == 0 {
+		return nil
+	}
+	for _, t := range s.Terms {
+		if t.Op == "" {
+			continue
+		}
+		n := int64(0)
+		for _, o := range sum.Ops {
+			if strings.EqualFold(o.Op, t.Op) {
+				n = o.Count
+			}
+		}
+		if n == 0 {
+			return fmt.Errorf("SLA term %s: the workload issued no %s operations (%d others): check its %sproportion", t.Text, t.Op, sum.Overall.Count, strings.ReplaceAll(strings.ToLower(t.Op), "-", ""))
+		}
+	}
+	return nil
 }
 
 // stepOptions is the base with one experiment's target and length.
@@ -401,15 +432,20 @@ func (r *rater) experiment(ctx context.Context, kind string, target float64, dur
 		return st, fmt.Errorf("%s experiment at %s (run %d): %w", kind, formatTarget(r.opts.By, target), out.RunID, runErr)
 	}
 	sum, _ := out.Measured()
+	if err := unissued(r.opts.SLA, sum); err != nil && !stopped {
+		return st, input(err)
+	}
 	st.Seconds = runSeconds(out.Phases)
 	st.Achieved = sum.Overall.Throughput
 	ev := r.opts.SLA.Evaluate(sum)
 	st.Terms, st.Pass = ev.Terms, ev.Pass
 	if r.opts.By == ByRate {
 		// The open model's answer is a throughput: the store must also keep
-		// up with the rate asked for, within half the precision.
-		want := target * (1 - r.opts.Precision/2)
-		t := sla.TermResult{Term: fmt.Sprintf("throughput>=%.4g%% of target", 100*(1-r.opts.Precision/2)), Measured: st.Achieved, Limit: want, Unit: "ops/s", Pass: st.Achieved >= want}
+		// up with the rate asked for, within the precision (the phase's
+		// length includes the tail of in-flight operations, so a store at
+		// its capacity completes a little less than asked over it).
+		want := target * (1 - r.opts.Precision)
+		t := sla.TermResult{Term: fmt.Sprintf("throughput>=%.4g%% of target", 100*(1-r.opts.Precision)), Measured: st.Achieved, Limit: want, Unit: "ops/s", Pass: st.Achieved >= want}
 		st.Terms = append(st.Terms, t)
 		st.Pass = st.Pass && t.Pass
 	}

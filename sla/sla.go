@@ -187,7 +187,7 @@ func parseTerm(expr, part string, off int) (Term, error) {
 	if i := strings.Index(left, "."); i >= 0 && !isPercentile(left) {
 		t.Op, metric = left[:i], left[i+1:]
 		if !validOp(t.Op) {
-			return fail(lead, "operation %q: expected letters, digits or _ (such as READ or UPDATE)", t.Op)
+			return fail(lead, "operation %q: expected letters, digits, - or _ (such as READ or READ-MODIFY-WRITE)", t.Op)
 		}
 	}
 	metricAt := lead + len(left) - len(metric)
@@ -255,7 +255,7 @@ func validOp(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
 			return false
 		}
 	}

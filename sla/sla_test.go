@@ -24,6 +24,7 @@ func TestParse(t *testing.T) {
 			{Metric: Latency, Percentile: 50, Cmp: LessEqual, Limit: float64(2 * time.Millisecond)},
 			{Metric: Errors, Cmp: LessEqual, Limit: 5},
 		}},
+		{"READ-MODIFY-WRITE.p99<1ms", []Term{{Op: "READ-MODIFY-WRITE", Metric: Latency, Percentile: 99, Cmp: Less, Limit: float64(time.Millisecond)}}},
 		{"UPDATE.errors<1%", []Term{{Op: "UPDATE", Metric: Errors, Cmp: Less, Limit: 0.01, Percent: true}}},
 	}
 	for _, tt := range tests {
@@ -77,7 +78,7 @@ func TestParseErrors(t *testing.T) {
 		{"errors<0.5", 8, "whole number"},
 		{"dropped<0", 9, "never hold"},
 		{"p95=1s", 4, "takes < or <="},
-		{"RE-AD.p99<1ms", 1, "operation"},
+		{"RE/AD.p99<1ms", 1, "operation"},
 		{"READ.dropped=0", 1, "over all operations"},
 		{"<1s", 1, "expected a metric"},
 	}
