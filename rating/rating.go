@@ -397,7 +397,7 @@ func (r *rater) search(ctx context.Context) error {
 		if next >= answer || next < s.min {
 			break
 		}
-		answer = next
+		answer, r.res.AtMax = next, false // below the bound now
 	}
 	return nil
 }

@@ -77,7 +77,7 @@ func Rating(w io.Writer, r results.Rating) error {
 		if s.RunID != 0 {
 			run = fmt.Sprint(s.RunID)
 		}
-		if s.Kind == "search" || s.Kind == "final" {
+		if s.Reset != "load" { // the first load's time is ζ, below
 			reset = fmt.Sprintf("%.2f", s.ResetS)
 		}
 		row = append(row, pass, early, s.Reset, reset, fmt.Sprintf("%.1f", s.Seconds), run)
