@@ -50,3 +50,30 @@ func TestRatingTable(t *testing.T) {
 		t.Errorf("list: %v\n%s", err, b.String())
 	}
 }
+
+func TestRatingPNG(t *testing.T) {
+	answer := 1900.0
+	r := results.Rating{ID: 7, System: "sim", Workload: "workloada", SLA: "p95<50ms", By: "rate", Answer: &answer,
+		Steps: []results.RatingStep{
+			{Target: 1000, Pass: true, Terms: []results.RatingTerm{{Term: "p95<50ms", Measured: 1.5, Limit: 50, Unit: "ms", Pass: true}}},
+			{Target: 4000, StoppedEarly: true, Terms: []results.RatingTerm{{Term: "p95<50ms", Measured: 900, Limit: 50, Unit: "ms"}}},
+			{Target: 2100, Terms: []results.RatingTerm{{Term: "p95<50ms", Measured: 70, Limit: 50, Unit: "ms"}}},
+		}}
+	p, err := ratingPlot(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Max != 200 {
+		t.Errorf("y axis up to %g, want 4× the 50 ms limit (a 900 ms failure would flatten the rest)", p.Y.Max)
+	}
+	var b bytes.Buffer
+	if err := RatingPNG(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b.Bytes(), []byte("\x89PNG")) || b.Len() < 1000 {
+		t.Errorf("not a PNG: %d bytes", b.Len())
+	}
+	if _, err := ratingPlot(results.Rating{ID: 1}); err == nil {
+		t.Error("a rating without experiments plotted")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/internal/outfile"
 	"github.com/dbrig/dbrig/rating"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
@@ -205,6 +206,7 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("dbrig rate "+args[0], e.stderr)
 	storeDSN := fs.String("store", "", "results database (default: per-user data path)")
 	limit := fs.Int("limit", 50, "list: at most this many ratings, newest first")
+	png := fs.String("png", "", "show: also plot the rating (target vs the SLA's latency, the limit, the answer) into this PNG file")
 	pos, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
@@ -213,7 +215,16 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 		return &usageError{msg: err.Error()}
 	}
 	if args[0] == "show" && len(pos) != 1 || args[0] == "list" && len(pos) != 0 {
-		return usagef("dbrig rate: expected list or show ID")
+		return usagef("dbrig rate: expected list or show ID [--png FILE]")
+	}
+	if *png != "" {
+		var protected []outfile.Path
+		if f, ok := results.File(*storeDSN); ok {
+			protected = append(protected, outfile.Path{Role: "results store", Path: f})
+		}
+		if err := outfile.Check([]outfile.Path{{Role: "--png", Path: *png}}, protected); err != nil {
+			return &experiment.InputError{Err: err}
+		}
 	}
 	store, err := results.OpenExisting(ctx, *storeDSN)
 	if err != nil {
@@ -238,5 +249,23 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return report.Rating(e.stdout, r)
+	if err := report.Rating(e.stdout, r); err != nil {
+		return err
+	}
+	if *png == "" {
+		return nil
+	}
+	f, err := outfile.Create(*png)
+	if err != nil {
+		return fmt.Errorf("--png %s: %w", *png, err)
+	}
+	if err := report.RatingPNG(f, r); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("--png %s: %w", *png, err)
+	}
+	fmt.Fprintf(e.stderr, "plot written to %s\n", *png)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,6 +80,12 @@ func TestRateJSON(t *testing.T) {
 	var shown bytes.Buffer
 	if code := Main(context.Background(), []string{"rate", "show", "1", "--store", store}, strings.NewReader(""), &shown, &errb); code != 0 || !strings.Contains(shown.String(), "answer: ") {
 		t.Errorf("rate show: exit %d\n%s", code, shown.String())
+	}
+	png := filepath.Join(t.TempDir(), "r.png")
+	if code := Main(context.Background(), []string{"rate", "show", "1", "--store", store, "--png", png}, strings.NewReader(""), &shown, &errb); code != 0 {
+		t.Errorf("rate show --png: exit %d: %s", code, errb.String())
+	} else if b, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("rate show --png wrote no PNG: %v", err)
 	}
 	shown.Reset()
 	if code := Main(context.Background(), []string{"rate", "list", "--store", store}, strings.NewReader(""), &shown, &errb); code != 0 || !strings.Contains(shown.String(), "p95<20ms") {
