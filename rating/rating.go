@@ -94,9 +94,10 @@ type Step struct {
 	Inconclusive bool             `json:"inconclusive,omitempty"` // failed while dbrig itself was late: repeated
 	Reason       string           `json:"reason,omitempty"`
 	RunID        int64            `json:"run_id"`
-	Reset        string           `json:"reset"`   // how the data set was prepared: load, reload, snapshot, keep
-	ResetS       float64          `json:"reset_s"` // its cost (the first load's is first_load_s)
-	Seconds      float64          `json:"seconds"` // warmup + measure time spent
+	Reset        string           `json:"reset"`              // how the data set was prepared: load, reload, snapshot, keep
+	Fallback     string           `json:"fallback,omitempty"` // keep: why this step could not keep the data
+	ResetS       float64          `json:"reset_s"`            // its cost (the first load's is first_load_s)
+	Seconds      float64          `json:"seconds"`            // warmup + measure time spent
 }
 
 // Times is the rating-time split, measured: Λ = ζ + ω·ν + η·δ + Δ.
@@ -368,7 +369,14 @@ type rater struct {
 	first      *experiment.Plan
 	loaded     bool // the first experiment loaded the data
 	snapshot   bool // a snapshot was taken
-	seq        int
+	// keep: the capability for the fallback, the base's record count, the
+	// acknowledged inserts carried over, and why the next step may not keep.
+	canSnapshot bool
+	deletes     bool
+	records     int64
+	inserted    int64
+	dirty       string
+	seq         int
 }
 
 // search runs the search, then the final confirmation.
@@ -503,10 +511,11 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	}
 	// Where the time went: the experiment itself, and everything around it
 	// (opening, loading or restoring, storing) as the data set's cost.
+	r.afterKeep(out.Phases)
 	overhead := math.Max(0, time.Since(prepStart).Seconds()-st.Seconds)
 	if st.Reset == resetLoad {
 		r.res.Time.FirstLoadS += overhead
-		if r.opts.Reset == ResetSnapshot && !r.ephemeral {
+		if !r.ephemeral && (r.opts.Reset == ResetSnapshot || r.opts.Reset == ResetKeep && r.deletes && r.canSnapshot) {
 			took := time.Now()
 			if err := r.takeSnapshot(ctx, plan); err != nil {
 				return st, err
@@ -556,6 +565,10 @@ func measureSeconds(sums []measure.Summary) float64 {
 func storedStep(st Step) results.RatingStep {
 	out := results.RatingStep{Kind: st.Kind, Target: st.Target, Achieved: st.Achieved, Pass: st.Pass, StoppedEarly: st.StoppedEarly,
 		Reason: st.Reason, RunID: st.RunID, Reset: st.Reset, ResetS: st.ResetS, Seconds: st.Seconds}
+	if st.Fallback != "" {
+		out.Reset = ResetKeep + "→" + st.Reset
+		out.Reason = strings.TrimSuffix("keep fell back: "+st.Fallback+"; "+st.Reason, "; ")
+	}
 	for _, t := range st.Terms {
 		out.Terms = append(out.Terms, results.RatingTerm{Term: t.Term, Measured: t.Measured, Limit: t.Limit, Unit: t.Unit, Pass: t.Pass})
 	}

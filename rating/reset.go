@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/measure"
 )
 
 // resetLoad marks the experiment that loaded the data set first (ζ).
@@ -55,9 +56,15 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 			works = works[1:]
 		}
 	}
+	r.canSnapshot = canSnapshot
 	if r.opts.Reset == ResetKeep {
-		if mix := changingMix(first); mix != "" {
-			return input(fmt.Errorf("--reset keep: the workload %s, and dbrig does not carry the key sequence over between experiments yet (the next experiment would insert duplicate keys or read deleted ones); use --reset %s", mix, strings.Join(without(works, ResetKeep), " or --reset ")))
+		n, err := first.Props.Int("recordcount", 0)
+		if err != nil {
+			return input(err)
+		}
+		r.records = n
+		if f, err := first.Props.Float("deleteproportion", 0); err == nil && f > 0 {
+			r.deletes = true
 		}
 	}
 	for _, w := range works {
@@ -89,20 +96,6 @@ func without(list []string, drop string) []string {
 	return out
 }
 
-// changingMix says how the workload changes the set of keys ("" if not).
-func changingMix(p *experiment.Plan) string {
-	var parts []string
-	for _, k := range []string{"insertproportion", "deleteproportion"} {
-		if f, err := p.Props.Float(k, 0); err == nil && f > 0 {
-			parts = append(parts, k+"="+strconv.FormatFloat(f, 'g', -1, 64))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "inserts or deletes (" + strings.Join(parts, ", ") + ")"
-}
-
 // snapshotName is the image a rating keeps.
 func (r *rater) snapshotName() string { return "dbrig_rating_" + strconv.FormatInt(r.id, 10) }
 
@@ -118,10 +111,23 @@ func (r *rater) prepare(ctx context.Context, eo *experiment.Options, st *Step) e
 	case r.ephemeral || r.opts.Reset == ResetReload:
 		st.Reset = ResetReload
 		eo.Recreate = !r.ephemeral
-	case r.opts.Reset == ResetKeep:
+	case r.opts.Reset == ResetKeep && r.dirty == "":
+		// LoadFree: the data as the last experiment left it, and the insert
+		// key sequence carried over: the next inserts start after the keys
+		// acknowledged so far, and reads may choose those keys.
 		st.Reset, eo.SkipLoad = ResetKeep, true
-	case r.opts.Reset == ResetSnapshot:
+		eo.Overrides = append(eo.Overrides, experiment.Override{Flag: "rate --reset keep", Key: "recordcount",
+			Value: strconv.FormatInt(r.records+r.inserted, 10)})
+	case r.opts.Reset == ResetKeep && !r.snapshot:
+		// keep cannot keep (the hybrid): reload, and say why.
+		st.Reset, st.Fallback, eo.Recreate = ResetReload, r.dirty, true
+		r.dirty, r.inserted = "", 0
+	case r.opts.Reset == ResetSnapshot || r.opts.Reset == ResetKeep:
 		st.Reset, eo.SkipLoad = ResetSnapshot, true
+		if r.opts.Reset == ResetKeep {
+			st.Fallback = r.dirty
+			r.dirty, r.inserted = "", 0
+		}
 		db, done, err := r.openDriver(ctx, r.first)
 		if err != nil {
 			return err
@@ -163,5 +169,44 @@ func (r *rater) dropSnapshot(ctx context.Context) {
 	defer done()
 	if err := db.(driver.Snapshotter).DropSnapshot(ctx, r.table, r.snapshotName()); err != nil {
 		r.hooks.Warn(fmt.Errorf("drop snapshot %s: %w", r.snapshotName(), err))
+	}
+}
+
+// driftLimit is how much a kept data set may grow (inserts) before the next
+// experiment starts from the original again: the seed's third rule.
+const driftLimit = 0.10
+
+// afterKeep applies the seed's correctness rules after an experiment under
+// keep and sets why the next one may not keep the data ("" if it may):
+// (1) no read of a deleted key: after deletes, (2) no insert of a key that
+// exists: after failed inserts (their keys may or may not be there), (3) no
+// drift: the record count moved more than driftLimit.
+func (r *rater) afterKeep(sums []measure.Summary) {
+	if r.opts.Reset != ResetKeep {
+		return
+	}
+	var ins, insErr, del int64
+	for _, s := range sums {
+		if s.Phase != measure.PhaseWarmup && s.Phase != measure.PhaseMeasure {
+			continue
+		}
+		for _, o := range s.Ops {
+			switch o.Op {
+			case "INSERT":
+				ins += o.Count - o.Errors
+				insErr += o.Errors
+			case "DELETE":
+				del += o.Count - o.Errors
+			}
+		}
+	}
+	r.inserted += ins
+	switch {
+	case del > 0:
+		r.dirty = fmt.Sprintf("%d records were deleted: later reads of them would miss", del)
+	case insErr > 0:
+		r.dirty = fmt.Sprintf("%d inserts failed: the key sequence has holes", insErr)
+	case r.records > 0 && float64(r.inserted) > driftLimit*float64(r.records):
+		r.dirty = fmt.Sprintf("the data set grew by %d records (more than %.0f%% of %d)", r.inserted, driftLimit*100, r.records)
 	}
 }

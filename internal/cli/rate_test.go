@@ -25,7 +25,6 @@ func TestRateBadInput(t *testing.T) {
 		{"unknown strategy", []string{"--sla", "p95<5ms", "--reset", "teleport"}, "expected one of"},
 		{"precision", []string{"--sla", "p95<5ms", "--precision", "80%"}, "at most 50%"},
 		{"op", []string{"--sla", "NOPE.p95<5ms"}, "no operation"},
-		{"keep with inserts", []string{"--sla", "p95<5ms", "-P", "workloadd", "--driver", "pebble", "-p", "pebble.dir=" + filepath.Join(t.TempDir(), "pb"), "--reset", "keep"}, "key sequence"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
