@@ -214,6 +214,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	switch {
 	case errors.Is(runErr, context.Canceled) && ctx.Err() != nil:
 		out.Status, msg = StatusInterrupted, "interrupted by signal"
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			msg = cause.Error() // a caller stopped it, and said why (dbrig rate's early stop)
+		}
 	case runErr != nil:
 		out.Status, msg = StatusFailed, runErr.Error()
 	}

@@ -32,6 +32,7 @@ func commands() map[string]command {
 		"run":        {"load the data, run a workload, store and print the results", runCmd},
 		"bench":      {"run an experiment file: every run of its matrix, stored (bench FILE.yaml [--dry-run] [--set k=v])", benchCmd},
 		"cluster":    {"a local cluster that outlives the command (cluster up FILE.yaml|RECIPE | status | down | logs NODE)", clusterCmd},
+		"rate":       {"find the highest rate (or clients) that meets an SLA: dbrig rate --sla 'p95<100ms' [run flags] | rate list | rate show ID", rateCmd},
 		"load":       {"only load the data (for a store that keeps it, e.g. -p pebble.dir=DIR)", loadCmd},
 		"validate":   {"check dbrig's measurements against the simulated store's known answer", validateCmd},
 		"selftest":   {"what this machine lets dbrig measure: harness ceiling and dispatch precision (selftest [--json] [--soak 10m])", selftestCmd},

@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/internal/outfile"
+	"github.com/dbrig/dbrig/rating"
+	"github.com/dbrig/dbrig/report"
+	"github.com/dbrig/dbrig/results"
+	"github.com/dbrig/dbrig/sla"
+)
+
+// rateFlags are `dbrig rate`'s own flags, beside those of `dbrig run`.
+type rateFlags struct {
+	sla         listFlag
+	slaDuration time.Duration
+	by          string
+	precision   string
+	reset       string
+	max         float64
+	noEarly     bool
+}
+
+// rateCmd: dbrig rate [run flags] --sla EXPR … — or dbrig rate list,
+// dbrig rate show ID for stored ratings.
+func rateCmd(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && (args[0] == "list" || args[0] == "show") {
+		return rateShow(ctx, e, args)
+	}
+	f := &runFlags{set: map[string]bool{}}
+	rf := &rateFlags{}
+	fs := newFlagSet("dbrig rate", e.stderr)
+	f.define(fs, true)
+	fs.Var(&rf.sla, "sla", "an SLA term or comma-separated terms: p95<100ms, p99.9<1s, READ.p99<10ms, errors<0.1%, dropped=0; repeatable")
+	fs.DurationVar(&rf.slaDuration, "sla-duration", 60*time.Second, "how long the SLA must hold: the final confirmation run's length (Δ)")
+	fs.StringVar(&rf.by, "by", rating.ByRate, "what to find the highest of: rate (throughput, open model) or clients (closed model)")
+	fs.StringVar(&rf.precision, "precision", "5%", "stop the search when the answer is known within this (relative)")
+	fs.StringVar(&rf.reset, "reset", rating.ResetReload, "how the data set is reset between experiments: "+strings.Join(rating.Strategies, ", "))
+	fs.Float64Var(&rf.max, "max", 0, "the highest rate (or clients) to try (0 = no bound)")
+	fs.BoolVar(&rf.noEarly, "no-early-stop", false, "run every experiment for its full length, even when its outcome is certain")
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return errHelp
+	}
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	if len(pos) > 0 {
+		return usagef("dbrig rate: unexpected argument %q (properties are given as -p key=value)", pos[0])
+	}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	opts, err := rf.options(f, append([]string{"rate"}, args...))
+	if err != nil {
+		return err
+	}
+	hooks := rating.Hooks{Warn: func(err error) { fmt.Fprintf(e.stderr, "warning: %v\n", err) }}
+	if !f.quiet {
+		hooks.Started = func(id int64, store string) {
+			fmt.Fprintf(e.stderr, "rating %d: SLA %s, by %s, reset %s; results in %s\n", id, opts.SLA, opts.By, opts.Reset, store)
+		}
+		hooks.Step = func(s rating.Step) {
+			verdict := "pass"
+			if !s.Pass {
+				verdict = "FAIL"
+			}
+			if s.StoppedEarly {
+				verdict = "FAIL, stopped early"
+			}
+			var terms []string
+			for _, t := range s.Terms {
+				terms = append(terms, t.String())
+			}
+			fmt.Fprintf(e.stderr, "  %s %s: %s — %s (run %d, %.1fs)\n", s.Kind, targetText(opts.By, s.Target), verdict, strings.Join(terms, ", "), s.RunID, s.Seconds)
+		}
+	}
+	r, rateErr := rating.Rate(ctx, opts, hooks)
+	if r == nil {
+		return rateErr
+	}
+	if err := printRating(ctx, e, f, r); err != nil {
+		rateErr = errors.Join(rateErr, err)
+	}
+	if rateErr != nil && ctx.Err() != nil {
+		return errInterrupted
+	}
+	return rateErr
+}
+
+func targetText(by string, x float64) string {
+	if by == rating.ByClients {
+		return fmt.Sprintf("%.0f clients", x)
+	}
+	return fmt.Sprintf("%.6g ops/s", x)
+}
+
+// options checks rate's own flags and builds the rating's options; the
+// search starts at --rate (or --clients with --by clients).
+func (rf *rateFlags) options(f *runFlags, args []string) (rating.Options, error) {
+	var o rating.Options
+	if len(rf.sla) == 0 {
+		return o, usagef("dbrig rate: expected an SLA, e.g. --sla 'p95<100ms' (repeatable)")
+	}
+	s, err := sla.Parse(rf.sla...)
+	if err != nil {
+		return o, &experiment.InputError{Err: err}
+	}
+	prec, err := parsePrecision(rf.precision)
+	if err != nil {
+		return o, err
+	}
+	if rf.by == rating.ByClients && (f.set["rate"] || f.set["target"]) {
+		return o, usagef("--by clients searches the number of clients (closed model): remove --rate")
+	}
+	if f.set["hdrlog"] {
+		return o, usagef("--hdrlog: a rating runs several experiments; use dbrig run at the answer for a log")
+	}
+	o = rating.Options{SLA: s, By: rf.by, Precision: prec, SLADuration: rf.slaDuration, Max: rf.max, Reset: rf.reset, NoEarlyStop: rf.noEarly}
+	// --rate and --clients say where the search starts; --duration is each
+	// search experiment's length (default: a quarter of the SLA's, at least 2 s).
+	base := *f
+	base.set = map[string]bool{}
+	for k, v := range f.set {
+		base.set[k] = v
+	}
+	switch rf.by {
+	case rating.ByClients:
+		if f.set["clients"] || f.set["threads"] {
+			o.Start = float64(f.clients)
+		}
+		delete(base.set, "clients")
+		delete(base.set, "threads")
+	default:
+		if f.set["rate"] || f.set["target"] {
+			o.Start = f.rate
+		}
+		delete(base.set, "rate")
+		delete(base.set, "target")
+	}
+	o.Step = rf.slaDuration / 4
+	if o.Step < 2*time.Second {
+		o.Step = min(2*time.Second, rf.slaDuration)
+	}
+	if f.set["duration"] {
+		o.Step = f.duration
+		delete(base.set, "duration")
+	}
+	o.Base = base.options(true, args)
+	return o, nil
+}
+
+// parsePrecision reads "5%" or "0.05".
+func parsePrecision(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
+	if err != nil {
+		return 0, usagef("--precision %q: expected a percentage such as 5%% (or a fraction such as 0.05)", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if !(v > 0 && v <= 0.5) {
+		return 0, usagef("--precision %q: expected more than 0%% and at most 50%%", s)
+	}
+	return v, nil
+}
+
+// printRating prints the stored rating as a table (stderr with --json,
+// which prints the JSON to stdout).
+func printRating(ctx context.Context, e *env, f *runFlags, r *rating.Rating) error {
+	out := e.stdout
+	if f.jsonOut {
+		out = e.stderr
+	}
+	store, err := results.Open(context.WithoutCancel(ctx), f.store)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	stored, err := store.GetRating(context.WithoutCancel(ctx), r.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	if err := report.Rating(out, stored); err != nil {
+		return err
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetEscapeHTML(false) // p95<50ms, not p95\u003c50ms
+		return enc.Encode(r)
+	}
+	return nil
+}
+
+// rateShow: dbrig rate list | dbrig rate show ID.
+func rateShow(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("dbrig rate "+args[0], e.stderr)
+	storeDSN := fs.String("store", "", "results database (default: per-user data path)")
+	limit := fs.Int("limit", 50, "list: at most this many ratings, newest first")
+	png := fs.String("png", "", "show: also plot the rating (target vs the SLA's latency, the limit, the answer) into this PNG file")
+	pos, err := parseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return errHelp
+	}
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	if args[0] == "show" && len(pos) != 1 || args[0] == "list" && len(pos) != 0 {
+		return usagef("dbrig rate: expected list or show ID [--png FILE]")
+	}
+	if *png != "" {
+		var protected []outfile.Path
+		if f, ok := results.File(*storeDSN); ok {
+			protected = append(protected, outfile.Path{Role: "results store", Path: f})
+		}
+		if err := outfile.Check([]outfile.Path{{Role: "--png", Path: *png}}, protected); err != nil {
+			return &experiment.InputError{Err: err}
+		}
+	}
+	store, err := results.OpenExisting(ctx, *storeDSN)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if args[0] == "list" {
+		rs, err := store.ListRatings(ctx, *limit)
+		if err != nil {
+			return err
+		}
+		return report.RatingList(e.stdout, rs)
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || id <= 0 {
+		return usagef("dbrig rate show %q: expected a rating id", pos[0])
+	}
+	r, err := store.GetRating(ctx, id)
+	if errors.Is(err, results.ErrNoRating) {
+		return &experiment.InputError{Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	if err := report.Rating(e.stdout, r); err != nil {
+		return err
+	}
+	if *png == "" {
+		return nil
+	}
+	f, err := outfile.Create(*png)
+	if err != nil {
+		return fmt.Errorf("--png %s: %w", *png, err)
+	}
+	if err := report.RatingPNG(f, r); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("--png %s: %w", *png, err)
+	}
+	fmt.Fprintf(e.stderr, "plot written to %s\n", *png)
+	return nil
+}

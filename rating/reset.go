@@ -1,0 +1,212 @@
+package rating
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/measure"
+)
+
+// resetLoad marks the experiment that loaded the data set first (ζ).
+const resetLoad = "load"
+
+// dataPath names, per embedded driver, the property that keeps its data
+// outside the run's scratch directory; without it the data set lives only
+// as long as one experiment's driver, and only reload can work.
+var dataPath = map[string]string{"pebble": "pebble.dir", "sqlite": "sqlite.path", "sim": "", "null": ""}
+
+// ephemeralData tells whether the plan's data set disappears with its driver.
+func ephemeralData(p *experiment.Plan) bool {
+	key, embedded := dataPath[p.Driver]
+	if !embedded {
+		return false
+	}
+	if key == "" {
+		return true
+	}
+	v, _, ok := p.Props.Lookup(key)
+	return !ok || v == ""
+}
+
+// checkStrategy refuses, before anything is loaded, a strategy the system
+// cannot do, and says which ones work.
+func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error {
+	r.ephemeral = ephemeralData(first)
+	r.first = first
+	works := []string{ResetReload}
+	canSnapshot, canReset := false, r.ephemeral
+	if !r.ephemeral {
+		db, done, err := r.openDriver(ctx, first)
+		if err != nil {
+			return err
+		}
+		_, canSnapshot = db.(driver.Snapshotter)
+		_, canReset = db.(driver.Resetter)
+		done()
+		if canSnapshot {
+			works = append(works, ResetSnapshot)
+		}
+		works = append(works, ResetKeep)
+		if !canReset {
+			works = works[1:]
+		}
+	}
+	r.canSnapshot = canSnapshot
+	if r.opts.Reset == ResetKeep {
+		n, err := first.Props.Int("recordcount", 0)
+		if err != nil {
+			return input(err)
+		}
+		r.records = n
+		if f, err := first.Props.Float("deleteproportion", 0); err == nil && f > 0 {
+			r.deletes = true
+		}
+	}
+	for _, w := range works {
+		if w == r.opts.Reset {
+			return nil
+		}
+	}
+	why := ""
+	switch {
+	case r.ephemeral && dataPath[first.Driver] != "":
+		why = fmt.Sprintf("the data of %s lives in each run's scratch directory (give -p %s=PATH to keep it between experiments)", first.Driver, dataPath[first.Driver])
+	case r.ephemeral:
+		why = fmt.Sprintf("the data of %s lives only as long as one experiment", first.Driver)
+	case r.opts.Reset == ResetSnapshot:
+		why = fmt.Sprintf("driver %s cannot take snapshots (no driver.Snapshotter)", first.Driver)
+	case r.opts.Reset == ResetReload:
+		why = fmt.Sprintf("driver %s cannot drop its data (no driver.Resetter)", first.Driver)
+	}
+	return input(fmt.Errorf("--reset %s: %s; strategies that work here: %s", r.opts.Reset, why, strings.Join(works, ", ")))
+}
+
+func without(list []string, drop string) []string {
+	var out []string
+	for _, s := range list {
+		if s != drop {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// snapshotName is the image a rating keeps.
+func (r *rater) snapshotName() string { return "dbrig_rating_" + strconv.FormatInt(r.id, 10) }
+
+// prepare sets how the experiment gets its data set and resets it first.
+func (r *rater) prepare(ctx context.Context, eo *experiment.Options, st *Step) error {
+	if !r.loaded {
+		st.Reset = resetLoad // the base's SkipLoad and Recreate, as given
+		r.loaded = true
+		return nil
+	}
+	eo.SkipLoad, eo.Recreate = false, false
+	switch {
+	case r.ephemeral || r.opts.Reset == ResetReload:
+		st.Reset = ResetReload
+		eo.Recreate = !r.ephemeral
+	case r.opts.Reset == ResetKeep && r.dirty == "":
+		// LoadFree: the data as the last experiment left it, and the insert
+		// key sequence carried over: the next inserts start after the keys
+		// acknowledged so far, and reads may choose those keys.
+		st.Reset, eo.SkipLoad = ResetKeep, true
+		eo.Overrides = append(eo.Overrides, experiment.Override{Flag: "rate --reset keep", Key: "recordcount",
+			Value: strconv.FormatInt(r.records+r.inserted, 10)})
+	case r.opts.Reset == ResetKeep && !r.snapshot:
+		// keep cannot keep (the hybrid): reload, and say why.
+		st.Reset, st.Fallback, eo.Recreate = ResetReload, r.dirty, true
+		r.dirty, r.inserted = "", 0
+	case r.opts.Reset == ResetSnapshot || r.opts.Reset == ResetKeep:
+		st.Reset, eo.SkipLoad = ResetSnapshot, true
+		if r.opts.Reset == ResetKeep {
+			st.Fallback = r.dirty
+			r.dirty, r.inserted = "", 0
+		}
+		db, done, err := r.openDriver(ctx, r.first)
+		if err != nil {
+			return err
+		}
+		defer done()
+		if err := db.(driver.Snapshotter).Restore(ctx, r.table, r.snapshotName()); err != nil {
+			return fmt.Errorf("restore snapshot %s of %s: %w", r.snapshotName(), r.table, err)
+		}
+	}
+	return nil
+}
+
+// takeSnapshot takes the image after the first load.
+func (r *rater) takeSnapshot(ctx context.Context, p *experiment.Plan) error {
+	db, done, err := r.openDriver(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := db.(driver.Snapshotter).Snapshot(ctx, r.table, r.snapshotName()); err != nil {
+		return fmt.Errorf("snapshot %s of %s: %w", r.snapshotName(), r.table, err)
+	}
+	r.snapshot = true
+	return nil
+}
+
+// dropSnapshot removes the image when the rating ends.
+func (r *rater) dropSnapshot(ctx context.Context) {
+	if !r.snapshot {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	db, done, err := r.openDriver(ctx, r.first)
+	if err != nil {
+		r.hooks.Warn(err)
+		return
+	}
+	defer done()
+	if err := db.(driver.Snapshotter).DropSnapshot(ctx, r.table, r.snapshotName()); err != nil {
+		r.hooks.Warn(fmt.Errorf("drop snapshot %s: %w", r.snapshotName(), err))
+	}
+}
+
+// driftLimit is how much a kept data set may grow (inserts) before the next
+// experiment starts from the original again: the seed's third rule.
+const driftLimit = 0.10
+
+// afterKeep applies the seed's correctness rules after an experiment under
+// keep and sets why the next one may not keep the data ("" if it may):
+// (1) no read of a deleted key: after deletes, (2) no insert of a key that
+// exists: after failed inserts (their keys may or may not be there), (3) no
+// drift: the record count moved more than driftLimit.
+func (r *rater) afterKeep(sums []measure.Summary) {
+	if r.opts.Reset != ResetKeep {
+		return
+	}
+	var ins, insErr, del int64
+	for _, s := range sums {
+		if s.Phase != measure.PhaseWarmup && s.Phase != measure.PhaseMeasure {
+			continue
+		}
+		for _, o := range s.Ops {
+			switch o.Op {
+			case "INSERT":
+				ins += o.Count - o.Errors
+				insErr += o.Errors
+			case "DELETE":
+				del += o.Count - o.Errors
+			}
+		}
+	}
+	r.inserted += ins
+	switch {
+	case del > 0:
+		r.dirty = fmt.Sprintf("%d records were deleted: later reads of them would miss", del)
+	case insErr > 0:
+		r.dirty = fmt.Sprintf("%d inserts failed: the key sequence has holes", insErr)
+	case r.records > 0 && float64(r.inserted) > driftLimit*float64(r.records):
+		r.dirty = fmt.Sprintf("the data set grew by %d records (more than %.0f%% of %d)", r.inserted, driftLimit*100, r.records)
+	}
+}

@@ -1,0 +1,119 @@
+package rating
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+func TestSearchFindsTheAnswer(t *testing.T) {
+	tests := []struct {
+		name              string
+		by                string
+		start, max, truth float64
+		want              float64 // exact answer expected (0: within precision)
+		atMax             bool
+	}{
+		{"grow then bisect", ByRate, 100, 0, 1234, 0, false},
+		{"start above the answer", ByRate, 50000, 0, 1234, 0, false},
+		{"start at the answer", ByRate, 1234, 0, 1234, 0, false},
+		{"bounded above", ByRate, 100, 1000, 5000, 1000, true},
+		{"clients", ByClients, 1, 0, 37, 37, false},
+		{"one client", ByClients, 8, 0, 1, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSearcher(tt.by, tt.start, tt.max, 0.05)
+			seen := map[float64]bool{}
+			got, err := s.run(context.Background(), func(_ context.Context, x float64) (bool, error) {
+				if seen[x] {
+					t.Errorf("target %g tried twice", x)
+				}
+				seen[x] = true
+				return x <= tt.truth, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got > tt.truth {
+				t.Errorf("answer %g above the truth %g", got, tt.truth)
+			}
+			if tt.want != 0 && got != tt.want {
+				t.Errorf("answer %g, want %g", got, tt.want)
+			}
+			if tt.want == 0 && got < tt.truth/1.05 {
+				t.Errorf("answer %g further than 5%% below the truth %g", got, tt.truth)
+			}
+			if s.atMax != tt.atMax {
+				t.Errorf("atMax = %v, want %v", s.atMax, tt.atMax)
+			}
+			if len(seen) > 20 {
+				t.Errorf("%d experiments, want a geometric search (fewer than 20)", len(seen))
+			}
+		})
+	}
+}
+
+func TestSearchNoAnswer(t *testing.T) {
+	s := newSearcher(ByRate, 100, 0, 0.05)
+	n := 0
+	_, err := s.run(context.Background(), func(context.Context, float64) (bool, error) { n++; return false, nil })
+	var na *NoAnswerError
+	if !errors.As(err, &na) || na.Lowest != 1 {
+		t.Fatalf("err = %v, want NoAnswerError at 1 op/s", err)
+	}
+	if n > 10 {
+		t.Errorf("%d experiments to find that nothing passes", n)
+	}
+}
+
+func TestSearchStopsOnError(t *testing.T) {
+	boom := errors.New("boom")
+	s := newSearcher(ByRate, 100, 0, 0.05)
+	_, err := s.run(context.Background(), func(_ context.Context, x float64) (bool, error) {
+		if x > 300 {
+			return false, boom
+		}
+		return true, nil
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("err = %v, want the probe's", err)
+	}
+}
+
+func TestCheckRejects(t *testing.T) {
+	good := func() Options {
+		o := Options{SLADuration: 10e9}
+		o.SLA.Terms = append(o.SLA.Terms, mustSLA(t, "p95<10ms").Terms...)
+		return o
+	}
+	tests := []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"by", func(o *Options) { o.By = "speed" }, "--by"},
+		{"no sla", func(o *Options) { o.SLA.Terms = nil }, "no SLA"},
+		{"no duration", func(o *Options) { o.SLADuration = 0 }, "--sla-duration"},
+		{"precision", func(o *Options) { o.Precision = 0.9 }, "--precision"},
+		{"reset", func(o *Options) { o.Reset = "magic" }, "--reset"},
+		{"range", func(o *Options) { o.Start, o.Max = 1000, 10 }, "cannot contain"},
+		{"clients with open", func(o *Options) { o.By = ByClients; o.Base.Model = "open" }, "closed model"},
+		{"rate with closed", func(o *Options) { o.Base.Model = "closed" }, "open model"},
+		{"fractional clients", func(o *Options) { o.By = ByClients; o.Start = 1.5 }, "whole numbers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := good()
+			tt.edit(&o)
+			err := o.check()
+			if err == nil || !contains(err.Error(), tt.want) {
+				t.Errorf("check() = %v, want an error about %q", err, tt.want)
+			}
+		})
+	}
+	o := good()
+	if err := o.check(); err != nil || o.By != ByRate || o.Reset != ResetReload || o.Precision != DefaultPrecision || o.Step != o.SLADuration || o.Start != DefaultStartRate {
+		t.Errorf("defaults: %v %+v", err, o)
+	}
+}

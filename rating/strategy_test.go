@@ -1,0 +1,116 @@
+package rating
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/experiment"
+)
+
+// Every strategy rates the embedded store with its data kept in a
+// directory: the first experiment loads, the later ones reset the data
+// their way, and the time split counts each reset.
+func TestStrategiesOnPebble(t *testing.T) {
+	for _, strategy := range Strategies {
+		t.Run(strategy, func(t *testing.T) {
+			dir := t.TempDir()
+			r, err := Rate(context.Background(), Options{
+				Base: experiment.Options{Driver: "pebble", Store: filepath.Join(dir, "r.db"),
+					Props: []string{"recordcount=2000", "pebble.dir=" + filepath.Join(dir, "data")}},
+				SLA: mustSLA(t, "p99<2s"), Step: time.Second, SLADuration: time.Second,
+				Start: 200, Max: 400, Reset: strategy,
+			}, Hooks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The answer itself is the known-answer test's business (a loaded
+			// machine can fail a 1 s experiment); here: how the data was reset.
+			if !r.Found || r.Answer < 100 {
+				t.Errorf("answer %v found=%v, want at least 100 ops/s", r.Answer, r.Found)
+			}
+			for _, s := range r.Steps {
+				t.Logf("%s %g achieved %.1f pass=%v %s reset %s %.3fs, %.2fs", s.Kind, s.Target, s.Achieved, s.Pass, s.Reason, s.Reset, s.ResetS, s.Seconds)
+			}
+			if len(r.Steps) < 3 {
+				t.Fatalf("%d steps, want 200, 400 and the final run at least", len(r.Steps))
+			}
+			if r.Steps[0].Reset != resetLoad {
+				t.Errorf("first step reset %q, want the load", r.Steps[0].Reset)
+			}
+			for _, s := range r.Steps[1:] {
+				if s.Reset != strategy {
+					t.Errorf("step at %g: reset %q, want %q", s.Target, s.Reset, strategy)
+				}
+				if s.ResetS <= 0 {
+					t.Errorf("step at %g: reset took %gs, want a measured time", s.Target, s.ResetS)
+				}
+			}
+			if r.Time.ResetCount != len(r.Steps)-1 || r.Time.FirstLoadS <= 0 || r.Time.ExperimentsS <= 0 || r.Time.FinalS <= 0 {
+				t.Errorf("time split %+v", r.Time)
+			}
+		})
+	}
+}
+
+// keepRating rates SQLite (whose primary key refuses a duplicate insert,
+// where Pebble would overwrite) with --reset keep on a workload, five search
+// experiments (100 … 1600 ops/s, all meeting a loose SLA) and the final run.
+func keepRating(t *testing.T, slaTerms string, props ...string) *Rating {
+	t.Helper()
+	dir := t.TempDir()
+	r, err := Rate(context.Background(), Options{
+		Base: experiment.Options{Driver: "sqlite", Store: filepath.Join(dir, "r.db"), PropFiles: []string{"workloadd"},
+			Props: append([]string{"recordcount=5000", "sqlite.path=" + filepath.Join(dir, "ycsb.db")}, props...)},
+		SLA: mustSLA(t, slaTerms), Step: time.Second, SLADuration: time.Second,
+		Start: 100, Max: 1600, Reset: ResetKeep,
+	}, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Steps {
+		t.Logf("%s %g pass=%v reset=%s fallback=%q %s", s.Kind, s.Target, s.Pass, s.Reset, s.Fallback, s.Reason)
+	}
+	return r
+}
+
+// Workload D inserts: keep carries the acknowledged insert sequence over,
+// so no experiment inserts a key that exists nor reads one that does not.
+func TestKeepCarriesTheInsertSequence(t *testing.T) {
+	// errors=0: a duplicate-key insert (rule 2) or a read of a missing key
+	// (rule 1) is an error, so any break of the rules fails a step. 5,000
+	// records: the ~150 inserts stay within the drift limit (rule 3).
+	r := keepRating(t, "p99<2s,errors=0")
+	if len(r.Steps) < 6 {
+		t.Fatalf("%d steps, want 5 search experiments and the final run", len(r.Steps))
+	}
+	for _, s := range r.Steps[1:] {
+		if s.Reset != ResetKeep || s.Fallback != "" {
+			t.Errorf("step at %g: reset %s (fallback %q), want keep", s.Target, s.Reset, s.Fallback)
+		}
+	}
+	for _, s := range r.Steps {
+		for _, tm := range s.Terms {
+			if tm.Term == "errors=0" && !tm.Pass {
+				t.Errorf("step at %g: %v errors with the key sequence carried over", s.Target, tm.Measured)
+			}
+		}
+	}
+}
+
+// With deletes, keep cannot keep: each later experiment falls back to the
+// snapshot taken after the load, and says so.
+func TestKeepFallsBackAfterDeletes(t *testing.T) {
+	// (YCSB's own deletes make its reads miss within one experiment too:
+	// no errors=0 here.)
+	r := keepRating(t, "p99<2s", "deleteproportion=0.05", "readproportion=0.9")
+	if len(r.Steps) < 2 {
+		t.Fatalf("%d steps", len(r.Steps))
+	}
+	for _, s := range r.Steps[1:] {
+		if s.Reset != ResetSnapshot || !contains(s.Fallback, "deleted") {
+			t.Errorf("step at %g: reset %s fallback %q, want a snapshot because of deletes", s.Target, s.Reset, s.Fallback)
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dbrig/dbrig/format"
+	"github.com/dbrig/dbrig/results"
+)
+
+// ratingTarget shows a rating's target or answer in its unit.
+func ratingTarget(by string, x float64) string {
+	if by == "clients" {
+		return fmt.Sprintf("%.0f clients", x)
+	}
+	return format.Rate(x) + " ops/s"
+}
+
+// ratingValue shows an SLA term's measured value in its unit.
+func ratingValue(t results.RatingTerm) string {
+	switch t.Unit {
+	case "ms":
+		return format.Micros(t.Measured * 1000)
+	case "%":
+		return fmt.Sprintf("%.3g%%", t.Measured*100)
+	case "ops/s":
+		return format.Rate(t.Measured)
+	}
+	return format.Int(int64(t.Measured))
+}
+
+// Rating writes a stored rating: its steps as a table (target, achieved
+// throughput, every SLA term as measured, pass, early stop, the reset
+// before it, its run), the answer, and the rating-time split
+// Λ = ζ + ω·ν + η·δ + Δ with the measured terms.
+func Rating(w io.Writer, r results.Rating) error {
+	ew := &errWriter{w: w}
+	ew.printf("rating %d: %s, %s, SLA %s for %s, by %s, reset %s, precision %g%%\n",
+		r.ID, r.System, r.Workload, r.SLA, format.Seconds(r.SLADurationS), r.By, r.Strategy, r.Precision*100)
+	t := &table{left: map[int]bool{1: true}}
+	head := []string{"#", "kind", "target", "achieved"}
+	var terms []string
+	for _, s := range r.Steps {
+		for _, tm := range s.Terms {
+			if !contains(terms, tm.Term) {
+				terms = append(terms, tm.Term)
+			}
+		}
+	}
+	for _, tm := range terms {
+		head = append(head, strings.Replace(tm, " of target", "", 1))
+	}
+	head = append(head, "pass", "early", "reset", "reset s", "run s", "run")
+	t.add(head...)
+	for i, s := range r.Steps {
+		row := []string{fmt.Sprint(i + 1), s.Kind, ratingTarget(r.By, s.Target), format.Rate(s.Achieved)}
+		for _, name := range terms {
+			cell := "-"
+			for _, tm := range s.Terms {
+				if tm.Term == name {
+					cell = ratingValue(tm)
+					if !tm.Pass {
+						cell += " ✗"
+					}
+				}
+			}
+			row = append(row, cell)
+		}
+		pass, early, run, reset := "FAIL", "", "-", "-"
+		if s.Pass {
+			pass = "pass"
+		}
+		if s.StoppedEarly {
+			early = "stopped"
+		}
+		if s.RunID != 0 {
+			run = fmt.Sprint(s.RunID)
+		}
+		if s.Reset != "load" { // the first load's time is ζ, below
+			reset = fmt.Sprintf("%.2f", s.ResetS)
+		}
+		row = append(row, pass, early, s.Reset, reset, fmt.Sprintf("%.1f", s.Seconds), run)
+		t.add(row...)
+	}
+	if len(r.Steps) > 0 {
+		ew.table(t, "  ")
+	}
+	switch {
+	case r.Answer == nil && r.Status == results.StatusRunning:
+		ew.printf("no answer yet (running)\n")
+	case r.Answer == nil:
+		ew.printf("no answer: %s\n", r.Message)
+	default:
+		conf := "confirmed by the final run"
+		if !r.Confirmed {
+			conf = "NOT confirmed by the final run"
+		}
+		ew.printf("answer: %s (%s)", ratingTarget(r.By, *r.Answer), conf)
+		if r.Message != "" {
+			ew.printf("; %s", r.Message)
+		}
+		ew.printf("\n")
+	}
+	nu := 0.0
+	if r.ResetCount > 0 {
+		nu = r.ResetsS / float64(r.ResetCount)
+	}
+	delta := 0.0
+	if r.Experiments > 0 {
+		delta = r.ExperimentsS / float64(r.Experiments)
+	}
+	ew.printf("time: Λ %s = ζ first load %s + ω·ν %d resets × %s + η·δ %d experiments × %s + Δ final %s",
+		format.Seconds(r.TotalS), format.Seconds(r.FirstLoadS), r.ResetCount, format.Seconds(nu),
+		r.Experiments, format.Seconds(delta), format.Seconds(r.FinalS))
+	if other := r.TotalS - r.FirstLoadS - r.ResetsS - r.ExperimentsS - r.FinalS; other > 0.0005 {
+		ew.printf(" + other %s", format.Seconds(other))
+	}
+	ew.printf("\n")
+	if r.EarlySavedS > 0 {
+		ew.printf("early stopping saved %s of experiment time\n", format.Seconds(r.EarlySavedS))
+	}
+	return ew.err
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// RatingList writes one line per rating.
+func RatingList(w io.Writer, rs []results.Rating) error {
+	if len(rs) == 0 {
+		_, err := fmt.Fprintln(w, "no ratings")
+		return err
+	}
+	t := &table{left: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true}}
+	t.add("id", "started", "status", "system", "workload", "sla", "reset", "answer", "total")
+	for _, r := range rs {
+		answer := "-"
+		if r.Answer != nil {
+			answer = ratingTarget(r.By, *r.Answer)
+		}
+		t.add(fmt.Sprint(r.ID), r.Start.Local().Format(listTime), r.Status, r.System, r.Workload, r.SLA, r.Strategy, answer, format.Seconds(r.TotalS))
+	}
+	return t.write(w, "")
+}

@@ -1,0 +1,79 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbrig/dbrig/results"
+)
+
+func TestRatingTable(t *testing.T) {
+	answer := 1900.0
+	r := results.Rating{ID: 7, System: "sim", Workload: "workloada", SLA: "p95<50ms", By: "rate", Strategy: "snapshot",
+		Precision: 0.05, SLADurationS: 60, Status: "done", Answer: &answer, Confirmed: true, Start: time.Now(),
+		FirstLoadS: 12, ResetCount: 2, ResetsS: 1, Experiments: 2, ExperimentsS: 20, FinalS: 60, TotalS: 93.5, EarlySavedS: 8,
+		Steps: []results.RatingStep{
+			{Kind: "search", Target: 1000, Achieved: 999, Pass: true, RunID: 3, Reset: "load", Seconds: 10,
+				Terms: []results.RatingTerm{{Term: "p95<50ms", Measured: 1.5, Limit: 50, Unit: "ms", Pass: true}}},
+			{Kind: "search", Target: 2000, Achieved: 1800, StoppedEarly: true, RunID: 4, Reset: "snapshot", ResetS: 0.5, Seconds: 2,
+				Terms: []results.RatingTerm{{Term: "p95<50ms", Measured: 480, Limit: 50, Unit: "ms"}}},
+			{Kind: "final", Target: 1900, Achieved: 1890, Pass: true, RunID: 5, Reset: "snapshot", ResetS: 0.5, Seconds: 60,
+				Terms: []results.RatingTerm{{Term: "p95<50ms", Measured: 30, Limit: 50, Unit: "ms", Pass: true}}},
+		}}
+	var b bytes.Buffer
+	if err := Rating(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"rating 7: sim, workloada, SLA p95<50ms", "reset snapshot", "precision 5%",
+		"480ms ✗", "stopped", "answer: 1,900 ops/s (confirmed by the final run)",
+		"ζ first load 12.000 s", "2 resets × 0.500 s", "2 experiments × 10.000 s", "Δ final 60.000 s", "+ other 0.500 s",
+		"early stopping saved 8.000 s",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if lines := strings.Count(out, "\n"); lines != 8 {
+		t.Errorf("%d lines, want header, table of 4, answer, time, saved:\n%s", lines, out)
+	}
+	b.Reset()
+	r.Answer, r.Message, r.Status = nil, "no rate meets the SLA: even 1 ops/s failed it", "done"
+	if err := Rating(&b, r); err != nil || !strings.Contains(b.String(), "no answer: no rate meets the SLA") {
+		t.Errorf("without an answer: %v\n%s", err, b.String())
+	}
+	b.Reset()
+	if err := RatingList(&b, []results.Rating{r}); err != nil || !strings.Contains(b.String(), "p95<50ms") {
+		t.Errorf("list: %v\n%s", err, b.String())
+	}
+}
+
+func TestRatingPNG(t *testing.T) {
+	answer := 1900.0
+	r := results.Rating{ID: 7, System: "sim", Workload: "workloada", SLA: "p95<50ms", By: "rate", Answer: &answer,
+		Steps: []results.RatingStep{
+			{Target: 1000, Pass: true, Terms: []results.RatingTerm{{Term: "p95<50ms", Measured: 1.5, Limit: 50, Unit: "ms", Pass: true}}},
+			{Target: 4000, StoppedEarly: true, Terms: []results.RatingTerm{{Term: "p95<50ms", Measured: 900, Limit: 50, Unit: "ms"}}},
+			{Target: 2100, Terms: []results.RatingTerm{{Term: "p95<50ms", Measured: 70, Limit: 50, Unit: "ms"}}},
+		}}
+	p, err := ratingPlot(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Max != 200 {
+		t.Errorf("y axis up to %g, want 4× the 50 ms limit (a 900 ms failure would flatten the rest)", p.Y.Max)
+	}
+	var b bytes.Buffer
+	if err := RatingPNG(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b.Bytes(), []byte("\x89PNG")) || b.Len() < 1000 {
+		t.Errorf("not a PNG: %d bytes", b.Len())
+	}
+	if _, err := ratingPlot(results.Rating{ID: 1}); err == nil {
+		t.Error("a rating without experiments plotted")
+	}
+}

@@ -1,0 +1,230 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// ErrNoRating is wrapped when a rating id is not in the store.
+var ErrNoRating = errors.New("no such rating")
+
+// Rating is one `dbrig rate` as stored in ratings (see the migration for
+// the columns' meaning), with its steps.
+type Rating struct {
+	ID           int64
+	Name         string
+	Status       string
+	Message      string
+	Start, End   time.Time // End is zero while running
+	System       string
+	Workload     string
+	SLA          string
+	By           string // "rate" or "clients"
+	Strategy     string
+	Precision    float64
+	StepS        float64
+	SLADurationS float64
+	Answer       *float64 // nil: no answer
+	Confirmed    bool
+	FirstLoadS   float64
+	ResetCount   int64
+	ResetsS      float64
+	Experiments  int64
+	ExperimentsS float64
+	FinalS       float64
+	TotalS       float64
+	EarlySavedS  float64
+	Steps        []RatingStep
+}
+
+// RatingStep is one experiment of a rating.
+type RatingStep struct {
+	Kind         string // "search" or "final"
+	Target       float64
+	Achieved     float64
+	Pass         bool
+	StoppedEarly bool
+	Reason       string
+	RunID        int64 // 0: no run was stored
+	Reset        string
+	ResetS       float64
+	Seconds      float64
+	Terms        []RatingTerm
+}
+
+// RatingTerm is one SLA term as a step measured it.
+type RatingTerm struct {
+	Term     string  `json:"term"`
+	Measured float64 `json:"measured"`
+	Limit    float64 `json:"limit"`
+	Unit     string  `json:"unit"`
+	Pass     bool    `json:"pass"`
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// finite keeps JSON and SQL away from NaN and infinities.
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+// CreateRating stores a rating that is starting (status running, no steps)
+// and returns its id: its experiments are tagged with it.
+func (s *Store) CreateRating(ctx context.Context, r Rating) (int64, error) {
+	if r.Start.IsZero() {
+		r.Start = time.Now()
+	}
+	var id int64
+	err := s.queryRow(ctx, `INSERT INTO ratings (name, status, message, started_at, ended_at, system, workload, sla,
+		search_by, strategy, precision_frac, step_s, sla_duration_s, answer, confirmed,
+		first_load_s, reset_count, resets_s, experiment_count, experiments_s, final_s, total_s, early_saved_s)
+		VALUES (?, ?, '', ?, NULL, ?, ?, ?,  ?, ?, ?, ?, ?, NULL, 0,  0, 0, 0, 0, 0, 0, 0, 0) RETURNING id`,
+		r.Name, StatusRunning, fmtTime(r.Start), r.System, r.Workload, r.SLA,
+		r.By, r.Strategy, r.Precision, r.StepS, r.SLADurationS).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("create rating: %w", err)
+	}
+	return id, nil
+}
+
+// AddRatingStep appends one experiment to a rating.
+func (s *Store) AddRatingStep(ctx context.Context, ratingID int64, seq int, st RatingStep) error {
+	for i := range st.Terms {
+		st.Terms[i].Measured, st.Terms[i].Limit = finite(st.Terms[i].Measured), finite(st.Terms[i].Limit)
+	}
+	terms, err := json.Marshal(st.Terms)
+	if err != nil {
+		return fmt.Errorf("rating %d step %d: %w", ratingID, seq, err)
+	}
+	var run sql.NullInt64
+	if st.RunID != 0 {
+		run = sql.NullInt64{Int64: st.RunID, Valid: true}
+	}
+	_, err = s.exec(ctx, `INSERT INTO rating_steps (rating_id, seq, kind, target, achieved, pass, stopped_early, reason,
+		run_id, reset, reset_s, seconds, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		ratingID, seq, st.Kind, finite(st.Target), finite(st.Achieved), b2i(st.Pass), b2i(st.StoppedEarly), redactWords(st.Reason),
+		run, st.Reset, st.ResetS, st.Seconds, string(terms))
+	if err != nil {
+		return fmt.Errorf("rating %d step %d: %w", ratingID, seq, err)
+	}
+	return nil
+}
+
+// FinishRating stores a rating's end: status, answer and time split.
+func (s *Store) FinishRating(ctx context.Context, r Rating) error {
+	if r.End.IsZero() {
+		r.End = time.Now()
+	}
+	var answer sql.NullFloat64
+	if r.Answer != nil {
+		answer = sql.NullFloat64{Float64: *r.Answer, Valid: true}
+	}
+	res, err := s.exec(ctx, `UPDATE ratings SET status = ?, message = ?, ended_at = ?, answer = ?, confirmed = ?,
+		first_load_s = ?, reset_count = ?, resets_s = ?, experiment_count = ?, experiments_s = ?, final_s = ?,
+		total_s = ?, early_saved_s = ? WHERE id = ?`,
+		r.Status, redactWords(r.Message), fmtTime(r.End), answer, b2i(r.Confirmed),
+		r.FirstLoadS, r.ResetCount, r.ResetsS, r.Experiments, r.ExperimentsS, r.FinalS,
+		r.TotalS, r.EarlySavedS, r.ID)
+	if err != nil {
+		return fmt.Errorf("finish rating %d: %w", r.ID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("finish rating %d: %w", r.ID, ErrNoRating)
+	}
+	return nil
+}
+
+const ratingColumns = `id, name, status, message, started_at, ended_at, system, workload, sla, search_by, strategy,
+	precision_frac, step_s, sla_duration_s, answer, confirmed, first_load_s, reset_count, resets_s,
+	experiment_count, experiments_s, final_s, total_s, early_saved_s`
+
+func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
+	var r Rating
+	var start string
+	var end sql.NullString
+	var answer sql.NullFloat64
+	var confirmed int64
+	err := sc.Scan(&r.ID, &r.Name, &r.Status, &r.Message, &start, &end, &r.System, &r.Workload, &r.SLA, &r.By, &r.Strategy,
+		&r.Precision, &r.StepS, &r.SLADurationS, &answer, &confirmed, &r.FirstLoadS, &r.ResetCount, &r.ResetsS,
+		&r.Experiments, &r.ExperimentsS, &r.FinalS, &r.TotalS, &r.EarlySavedS)
+	if err != nil {
+		return r, err
+	}
+	if r.Start, err = parseTime(start); err != nil {
+		return r, err
+	}
+	if r.End, err = nullTime(end); err != nil {
+		return r, err
+	}
+	if answer.Valid {
+		r.Answer = &answer.Float64
+	}
+	r.Confirmed = confirmed != 0
+	return r, nil
+}
+
+// GetRating returns one rating with its steps.
+func (s *Store) GetRating(ctx context.Context, id int64) (Rating, error) {
+	r, err := scanRating(s.queryRow(ctx, `SELECT `+ratingColumns+` FROM ratings WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("rating %d: %w", id, ErrNoRating)
+	}
+	if err != nil {
+		return r, fmt.Errorf("rating %d: %w", id, err)
+	}
+	rows, err := s.query(ctx, `SELECT kind, target, achieved, pass, stopped_early, reason, run_id, reset, reset_s, seconds, terms
+		FROM rating_steps WHERE rating_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return r, fmt.Errorf("rating %d steps: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var st RatingStep
+		var pass, early int64
+		var run sql.NullInt64
+		var terms string
+		if err := rows.Scan(&st.Kind, &st.Target, &st.Achieved, &pass, &early, &st.Reason, &run, &st.Reset, &st.ResetS, &st.Seconds, &terms); err != nil {
+			return r, fmt.Errorf("rating %d steps: %w", id, err)
+		}
+		st.Pass, st.StoppedEarly, st.RunID = pass != 0, early != 0, run.Int64
+		if err := json.Unmarshal([]byte(terms), &st.Terms); err != nil {
+			return r, fmt.Errorf("rating %d steps: terms: %w", id, err)
+		}
+		r.Steps = append(r.Steps, st)
+	}
+	return r, rows.Err()
+}
+
+// ListRatings returns the newest ratings first, without their steps.
+func (s *Store) ListRatings(ctx context.Context, limit int) ([]Rating, error) {
+	if limit <= 0 {
+		limit = 50
+	}
+	rows, err := s.query(ctx, `SELECT `+ratingColumns+` FROM ratings ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list ratings: %w", err)
+	}
+	defer rows.Close()
+	var out []Rating
+	for rows.Next() {
+		r, err := scanRating(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list ratings: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

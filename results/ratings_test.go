@@ -1,0 +1,103 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/url"
+	"testing"
+	"time"
+)
+
+func testRatings(t *testing.T, s *Store) {
+	ctx := context.Background()
+	start := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	id, err := s.CreateRating(ctx, Rating{Name: "r1", Start: start, System: "sim", Workload: "workloada",
+		SLA: "p95<50ms", By: "rate", Strategy: "reload", Precision: 0.05, StepS: 2, SLADurationS: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.CreateRun(ctx, sampleInfo("rating", start))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []RatingStep{
+		{Kind: "search", Target: 1000, Achieved: 999.5, Pass: true, RunID: run, Reset: "reload", ResetS: 0.5, Seconds: 2,
+			Terms: []RatingTerm{{Term: "p95<50ms", Measured: 0.6, Limit: 50, Unit: "ms", Pass: true}}},
+		{Kind: "search", Target: 4000, Achieved: 2000, StoppedEarly: true, Reason: "p95<50ms cannot hold", Reset: "reload", Seconds: 0.8,
+			Terms: []RatingTerm{{Term: "p95<50ms", Measured: 900, Limit: 50, Unit: "ms"}}},
+	}
+	for i, st := range steps {
+		if err := s.AddRatingStep(ctx, id, i, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.GetRating(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != StatusRunning || got.Answer != nil || !got.End.IsZero() || len(got.Steps) != 2 {
+		t.Fatalf("running rating = %+v", got)
+	}
+	if st := got.Steps[1]; !st.StoppedEarly || st.Pass || st.RunID != 0 || st.Terms[0].Measured != 900 || st.Reason != steps[1].Reason {
+		t.Errorf("step 1 = %+v, want %+v", st, steps[1])
+	}
+	if st := got.Steps[0]; st.RunID != run || !st.Pass || st.Achieved != 999.5 || st.ResetS != 0.5 {
+		t.Errorf("step 0 = %+v", st)
+	}
+	answer := 1950.0
+	fin := got
+	fin.Status, fin.Message, fin.Answer, fin.Confirmed = "done", "ok", &answer, true
+	fin.FirstLoadS, fin.ResetCount, fin.ResetsS, fin.Experiments, fin.ExperimentsS, fin.FinalS, fin.TotalS, fin.EarlySavedS = 1, 2, 3, 4, 5, 6, 7, 8
+	if err := s.FinishRating(ctx, fin); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.GetRating(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Answer == nil || *got.Answer != answer || !got.Confirmed || got.Status != "done" || got.End.IsZero() ||
+		got.FirstLoadS != 1 || got.ResetCount != 2 || got.ResetsS != 3 || got.Experiments != 4 || got.ExperimentsS != 5 ||
+		got.FinalS != 6 || got.TotalS != 7 || got.EarlySavedS != 8 || !got.Start.Equal(start) {
+		t.Errorf("finished rating = %+v", got)
+	}
+	list, err := s.ListRatings(ctx, 5)
+	if err != nil || len(list) == 0 || list[0].ID != id {
+		t.Errorf("ListRatings = %v, %v; want rating %d first", list, err, id)
+	}
+	if _, err := s.GetRating(ctx, id+1000); !errors.Is(err, ErrNoRating) {
+		t.Errorf("GetRating(unknown) = %v, want ErrNoRating", err)
+	}
+	if err := s.FinishRating(ctx, Rating{ID: id + 1000, Status: "done"}); !errors.Is(err, ErrNoRating) {
+		t.Errorf("FinishRating(unknown) = %v, want ErrNoRating", err)
+	}
+}
+
+func TestRatingsSQLite(t *testing.T) { testRatings(t, newSQLite(t)) }
+
+// TestRatingsPostgres uses its own schema (rating10) in the results
+// database, so the shared schema's version is not moved by this branch.
+func TestRatingsPostgres(t *testing.T) {
+	u, err := url.Parse(pgResultsURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("pgx", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`CREATE SCHEMA IF NOT EXISTS rating10`)
+	db.Close()
+	if err != nil {
+		t.Fatalf("create schema rating10: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", "rating10")
+	u.RawQuery = q.Encode()
+	s, err := Open(context.Background(), u.String())
+	if err != nil {
+		t.Fatalf("open schema rating10 of dbrig_results : %v", err)
+	}
+	defer s.Close()
+	testRatings(t, s)
+}
