@@ -2,9 +2,7 @@ package results
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"net/url"
 	"testing"
 	"time"
 )
@@ -75,29 +73,4 @@ func testRatings(t *testing.T, s *Store) {
 
 func TestRatingsSQLite(t *testing.T) { testRatings(t, newSQLite(t)) }
 
-// TestRatingsPostgres uses its own schema (rating10) in the results
-// database, so the shared schema's version is not moved by this branch.
-func TestRatingsPostgres(t *testing.T) {
-	u, err := url.Parse(pgResultsURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("pgx", u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.Exec(`CREATE SCHEMA IF NOT EXISTS rating10`)
-	db.Close()
-	if err != nil {
-		t.Fatalf("create schema rating10: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", "rating10")
-	u.RawQuery = q.Encode()
-	s, err := Open(context.Background(), u.String())
-	if err != nil {
-		t.Fatalf("open schema rating10 of dbrig_results : %v", err)
-	}
-	defer s.Close()
-	testRatings(t, s)
-}
+func TestRatingsPostgres(t *testing.T) { testRatings(t, openPostgres(t)) }
