@@ -210,4 +210,3 @@ func count(t *testing.T, s driver.SQL, q string, args ...any) int64 {
 	}
 	return int64(n)
 }
-
