@@ -37,6 +37,7 @@ func testRunMetrics(t *testing.T, s *Store) {
 }
 
 func TestRunMetricsSQLite(t *testing.T) { testRunMetrics(t, newSQLite(t)) }
+
 // TestRunMetricsPostgres uses a schema of its own in the dbrig database:
 // this branch carries placeholder migrations that must never reach the
 // shared dbrig_results database.

@@ -70,3 +70,11 @@ type Headliner interface {
 type Pacer interface {
 	Pause() time.Duration
 }
+
+// InputError is bad input a workload finds only when it sees the database
+// (a schema of another scale, a driver without a capability it needs): the
+// run is refused before it is stored, as for a bad property.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }

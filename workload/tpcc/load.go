@@ -184,8 +184,10 @@ func (w *Workload) loadChunk(ctx context.Context, s driver.SQL, c chunk, r *rnd)
 		cs := make([][]any, 0, sc.Customers)
 		hs := make([][]any, 0, sc.Customers)
 		for id := 1; id <= sc.Customers; id++ {
-			last := lastName(id - 1)
-			if id > 1000 {
+			var last string
+			if id <= 1000 {
+				last = lastName(id - 1)
+			} else {
 				last = lastName(r.nurand(255, 0, 999))
 			}
 			credit := "GC"

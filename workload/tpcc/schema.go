@@ -10,6 +10,7 @@ import (
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
+	"github.com/dbrig/dbrig/workload"
 )
 
 // Tables lists the nine tables of TPC-C and dbrig's scale record, in the
@@ -145,11 +146,11 @@ func (w *Workload) Prepare(ctx context.Context, db driver.DB, recreate bool) (lo
 	if found && !recreate {
 		switch {
 		case m.scale != w.scale:
-			return false, &ScaleError{Want: w.scale, Have: m.scale}
+			return false, &workload.InputError{Err: &ScaleError{Want: w.scale, Have: m.scale}}
 		case !m.loaded:
-			return false, fmt.Errorf("tpcc: the database holds a TPC-C schema whose load did not finish: %w", &ReuseError{Partial: true})
+			return false, &workload.InputError{Err: fmt.Errorf("tpcc: the database holds a TPC-C schema whose load did not finish: %w", &ReuseError{Partial: true})}
 		case !w.reuse:
-			return false, &ReuseError{Have: m.scale}
+			return false, &workload.InputError{Err: &ReuseError{Have: m.scale}}
 		case !validCRun(m.cLoad, cRun(m.cLoad, rand.New(rand.NewPCG(uint64(w.seed), 1)))):
 			return false, fmt.Errorf("tpcc: the database was loaded with C_LAST constant %d, which dbrig cannot run against", m.cLoad)
 		}

@@ -292,7 +292,7 @@ func (w *Workload) CheckEnabled() bool { return w.check }
 func sqlOf(db driver.DB) (driver.SQL, error) {
 	s, ok := db.(driver.SQL)
 	if !ok {
-		return nil, &NoSQLError{DB: fmt.Sprintf("%T", db)}
+		return nil, &workload.InputError{Err: &NoSQLError{DB: fmt.Sprintf("%T", db)}}
 	}
 	return s, nil
 }
@@ -389,4 +389,12 @@ func (c *Client) Do(ctx context.Context, db driver.DB) (int, error) {
 		}
 		c.w.retried[t].Add(1)
 	}
+}
+
+// LoadOps is how many Load calls the load phase makes: one per chunk.
+func (w *Workload) LoadOps() int64 {
+	if w.reuse {
+		return 0
+	}
+	return int64(len(w.chunks))
 }
