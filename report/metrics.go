@@ -94,3 +94,16 @@ func LoadLine(w io.Writer, sums []measure.Summary) error {
 	}
 	return ew.err
 }
+
+// headlineRow is one headline metric in the HTML report.
+type headlineRow struct {
+	Name, Value, Doc string
+}
+
+func headlineRows(ms []results.RunMetric) []headlineRow {
+	out := make([]headlineRow, len(ms))
+	for i, m := range ms {
+		out[i] = headlineRow{Name: m.Name, Value: MetricValue(m), Doc: m.Doc}
+	}
+	return out
+}
