@@ -324,11 +324,14 @@ func (c *Client) payment(ctx context.Context, d driver.SQLDialect, tx driver.Tx,
 	}
 	var first, middle, last, credit, data string
 	var limit, discount, balance float64
-	if err := tx.QueryRow(ctx, "SELECT c_first, c_middle, c_last, c_credit, c_credit_lim, c_discount, c_balance, c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"+d.ForUpdate,
-		in.cw, in.cd, cid).Scan(&first, &middle, &last, &credit, &limit, &discount, &balance, &data); err != nil {
+	if err := tx.QueryRow(ctx, "SELECT c_first, c_middle, c_last, c_credit, c_credit_lim, c_discount, c_balance FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?"+d.ForUpdate,
+		in.cw, in.cd, cid).Scan(&first, &middle, &last, &credit, &limit, &discount, &balance); err != nil {
 		return fmt.Errorf("payment: customer %d/%d/%d: %w", in.cw, in.cd, cid, err)
 	}
-	if credit == "BC" {
+	if credit == "BC" { // bad credit: its 500-character C_DATA is rewritten
+		if err := tx.QueryRow(ctx, "SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?", in.cw, in.cd, cid).Scan(&data); err != nil {
+			return fmt.Errorf("payment: customer %d/%d/%d: %w", in.cw, in.cd, cid, err)
+		}
 		data = fmt.Sprintf("%d %d %d %d %d %.2f|%s", cid, in.cd, in.cw, in.dist, in.wh, in.amount, data)
 		if len(data) > 500 {
 			data = data[:500]
@@ -393,48 +396,102 @@ func (c *Client) orderStatus(ctx context.Context, tx driver.Tx, in input) error 
 // delivery is clause 2.7.4: the oldest undelivered order of each of the
 // warehouse's 10 districts, in one transaction. A district without one is
 // skipped. It returns the orders it delivered, by district (0: none).
+// The oldest new order of each district is found and locked one district
+// at a time; the writes and reads that follow cover all the districts at
+// once (one statement each, as go-tpc does), then each customer is credited.
 func (c *Client) delivery(ctx context.Context, d driver.SQLDialect, tx driver.Tx, in input) ([districtsPerWarehouse]int, error) {
 	var delivered [districtsPerWarehouse]int
 	now := c.now()
+	var dists []int
 	for dist := 1; dist <= districtsPerWarehouse; dist++ {
 		var oid int
 		err := tx.QueryRow(ctx, "SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1"+d.ForUpdate, in.wh, dist).Scan(&oid)
 		if errors.Is(err, driver.ErrNoRows) {
-			continue
+			continue // none, or delivered by a concurrent Delivery meanwhile
 		}
 		if err != nil {
-			return delivered, fmt.Errorf("delivery: %w", err)
-		}
-		n, err := tx.Exec(ctx, "DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?", in.wh, dist, oid)
-		if err != nil {
-			return delivered, fmt.Errorf("delivery: %w", err)
-		}
-		if n == 0 { // delivered by a concurrent Delivery meanwhile
-			continue
-		}
-		// Write before reading: under MySQL's REPEATABLE READ a plain read
-		// sees the transaction's snapshot, which may predate the order the
-		// locking read above found; the rows it wrote itself it sees.
-		if _, err := tx.Exec(ctx, "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?", in.carrier, in.wh, dist, oid); err != nil {
-			return delivered, fmt.Errorf("delivery: %w", err)
-		}
-		var cid int
-		if err := tx.QueryRow(ctx, "SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?", in.wh, dist, oid).Scan(&cid); err != nil {
-			return delivered, fmt.Errorf("delivery: order %d/%d/%d: %w", in.wh, dist, oid, err)
-		}
-		if _, err := tx.Exec(ctx, "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?", now, in.wh, dist, oid); err != nil {
-			return delivered, fmt.Errorf("delivery: %w", err)
-		}
-		var total float64
-		if err := tx.QueryRow(ctx, "SELECT COALESCE(SUM(ol_amount), 0) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?", in.wh, dist, oid).Scan(&total); err != nil {
-			return delivered, fmt.Errorf("delivery: %w", err)
-		}
-		if _, err := tx.Exec(ctx, "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?", total, in.wh, dist, cid); err != nil {
 			return delivered, fmt.Errorf("delivery: %w", err)
 		}
 		delivered[dist-1] = oid
+		dists = append(dists, dist)
+	}
+	if len(dists) == 0 {
+		return delivered, nil
+	}
+	// (x_d_id = ? AND x_o_id = ?) OR …, with its arguments after the warehouse.
+	which := func(dcol, ocol string, lead ...any) (string, []any) {
+		var b strings.Builder
+		args := append([]any(nil), lead...)
+		b.WriteString("(")
+		for i, dist := range dists {
+			if i > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteString("(" + dcol + " = ? AND " + ocol + " = ?)")
+			args = append(args, dist, delivered[dist-1])
+		}
+		b.WriteString(")")
+		return b.String(), args
+	}
+	cond, args := which("no_d_id", "no_o_id", in.wh)
+	n, err := tx.Exec(ctx, "DELETE FROM new_order WHERE no_w_id = ? AND "+cond, args...)
+	if err != nil {
+		return delivered, fmt.Errorf("delivery: %w", err)
+	}
+	if n != int64(len(dists)) {
+		return delivered, fmt.Errorf("delivery: deleted %d of the %d new orders it locked", n, len(dists))
+	}
+	// Write before reading: under MySQL's REPEATABLE READ a plain read sees
+	// the transaction's snapshot, which may predate the orders the locking
+	// reads above found; the rows it wrote itself it sees.
+	cond, args = which("o_d_id", "o_id", in.carrier, in.wh)
+	if _, err := tx.Exec(ctx, "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND "+cond, args...); err != nil {
+		return delivered, fmt.Errorf("delivery: %w", err)
+	}
+	cond, args = which("ol_d_id", "ol_o_id", now, in.wh)
+	if _, err := tx.Exec(ctx, "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND "+cond, args...); err != nil {
+		return delivered, fmt.Errorf("delivery: %w", err)
+	}
+	var cust, total [districtsPerWarehouse + 1]float64
+	cond, args = which("o_d_id", "o_id", in.wh)
+	if err := scanPairs(ctx, tx, "SELECT o_d_id, o_c_id FROM orders WHERE o_w_id = ? AND "+cond, args, &cust); err != nil {
+		return delivered, fmt.Errorf("delivery: orders: %w", err)
+	}
+	cond, args = which("ol_d_id", "ol_o_id", in.wh)
+	if err := scanPairs(ctx, tx, "SELECT ol_d_id, SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND "+cond+" GROUP BY ol_d_id", args, &total); err != nil {
+		return delivered, fmt.Errorf("delivery: order lines: %w", err)
+	}
+	for _, dist := range dists {
+		if cust[dist] == 0 {
+			return delivered, fmt.Errorf("delivery: order %d/%d/%d: %w", in.wh, dist, delivered[dist-1], driver.ErrNoRows)
+		}
+		if _, err := tx.Exec(ctx, "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
+			total[dist], in.wh, dist, int(cust[dist])); err != nil {
+			return delivered, fmt.Errorf("delivery: %w", err)
+		}
 	}
 	return delivered, nil
+}
+
+// scanPairs reads rows of (district, value) into out[district].
+func scanPairs(ctx context.Context, tx driver.Tx, q string, args []any, out *[districtsPerWarehouse + 1]float64) error {
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var dist int
+		var v num
+		if err := rows.Scan(&dist, &v); err != nil {
+			return err
+		}
+		if dist < 1 || dist > districtsPerWarehouse {
+			return fmt.Errorf("district %d out of range", dist)
+		}
+		out[dist] = float64(v)
+	}
+	return rows.Err()
 }
 
 // stockLevel is clause 2.8.2: distinct items of the district's last 20
