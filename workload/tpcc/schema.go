@@ -115,13 +115,10 @@ func Drop(ctx context.Context, db driver.DB) error {
 	if err != nil {
 		return err
 	}
-	for i := len(Tables) - 1; i >= 0; i-- {
-		q := "DROP TABLE IF EXISTS " + Tables[i]
-		if s.Dialect().Name == "postgres" {
-			q += " CASCADE" // foreign keys (tpcc.fk)
-		}
-		if err := s.ExecSQL(ctx, q); err != nil {
-			return fmt.Errorf("tpcc: drop %s: %w", Tables[i], err)
+	// Referencing tables first (tpcc.fk).
+	for _, t := range []string{"tpcc_meta", "history", "new_order", "order_line", "orders", "customer", "district", "stock", "item", "warehouse"} {
+		if err := s.ExecSQL(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return fmt.Errorf("tpcc: drop %s: %w", t, err)
 		}
 	}
 	return nil
