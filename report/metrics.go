@@ -16,8 +16,12 @@ import (
 // workload has none.
 func Headline(w io.Writer, ms []results.RunMetric) error {
 	ew := &errWriter{w: w}
+	width := 0
 	for _, m := range ms {
-		ew.printf("%-16s %s\n", m.Name, MetricValue(m))
+		width = max(width, len(m.Name))
+	}
+	for _, m := range ms {
+		ew.printf("%-*s  %s\n", width, m.Name, MetricValue(m))
 	}
 	return ew.err
 }

@@ -40,7 +40,7 @@ func TestTPCC(t *testing.T) {
 	if ops, _ := res["ops"].(map[string]any); ops["NEW_ORDER"] == nil || ops["PAYMENT"] == nil {
 		t.Errorf("ops per transaction: %v", res["ops"])
 	}
-	for _, want := range []string{"tpmc ", "txn/min", "consistency_ok   passed", "load phase: ", "records/s"} {
+	for _, want := range []string{"tpmc ", "txn/min", "consistency_ok        passed", "load phase: ", "records/s"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("summary lacks %q:\n%s", want, errOut)
 		}
@@ -84,7 +84,7 @@ func TestTPCC(t *testing.T) {
 	}
 	// A run with the checks on the corrupted database fails and says why.
 	code, out, errOut = dbrig(t, ctx, append(base, "-p", "tpcc.reuse=true", "-p", "tpcc.check=true")...)
-	if code != 1 || !strings.Contains(errOut, "condition 1") || !strings.Contains(out+errOut, "consistency_ok   FAILED") {
+	if code != 1 || !strings.Contains(errOut, "condition 1") || !strings.Contains(out+errOut, "consistency_ok        FAILED") {
 		t.Errorf("run with checks on a corrupted database: exit %d\n%s%s", code, out, errOut)
 	}
 }
