@@ -148,7 +148,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	obs := newObservers(wctx, store, runID, out, warn)
 	if p.Config.LoadDuration == 0 {
-		obs.loadWant, obs.loadBatch = p.Workload.LoadCount(), int64(p.Config.LoadBatch)
+		obs.loadWant, obs.loadBatch = p.Workload.LoadCount(), p.recordsPerLoadOp()
 	}
 	if p.HDRLog != "" {
 		if err := obs.openHDRLog(p.HDRLog, time.Now(), fmt.Sprintf("dbrig run %d", runID)); err != nil {

@@ -123,3 +123,12 @@ func (p *Plan) afterRun(ctx context.Context, db driver.DB, store *results.Store,
 	}
 	return ms, checkErr
 }
+
+// recordsPerLoadOp is how many records one load operation inserts: the
+// batch, or for a workload that loads in its own chunks (tpcc) their mean.
+func (p *Plan) recordsPerLoadOp() int64 {
+	if n, ok := p.loadOps(); ok && n > 0 {
+		return max(1, p.Workload.LoadCount()/n)
+	}
+	return int64(p.Config.LoadBatch)
+}

@@ -22,6 +22,7 @@ func (db *DB) sql() *sqltx.Std {
 		_, writes := db.Pools()
 		o.std = sqltx.New(driver.SQLDialect{Name: "sqlite", MaxParams: 32766},
 			db.reads, writes, classify, false)
+		o.std.InsertParams = 256 // modernc binds in quadratic time
 	})
 	return o.std
 }

@@ -42,3 +42,21 @@ func TestProfileRun(t *testing.T) {
 	m := w.Headline(sum.End.Sub(sum.Start), opCounts(sum))
 	t.Logf("tpmC %.0f, tpmTotal %.0f", m[0].Value, m[1].Value)
 }
+
+// TestProfileLoadSQLite loads a quarter-scale warehouse into SQLite, for a
+// CPU profile of the loader:
+//
+//	DBRIG_TPCC_PROFILE_SQLITE=1 go test -run ProfileLoadSQLite -cpuprofile cpu.out ./workload/tpcc
+func TestProfileLoadSQLite(t *testing.T) {
+	if os.Getenv("DBRIG_TPCC_PROFILE_SQLITE") == "" {
+		t.Skip("DBRIG_TPCC_PROFILE_SQLITE is not set")
+	}
+	db := sqliteDB(t)
+	w, err := New(props(t, "tpcc.testscale=4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	load(t, db, w)
+	t.Logf("%d records in %v: %.0f records/s", w.LoadCount(), time.Since(start), float64(w.LoadCount())/time.Since(start).Seconds())
+}

@@ -22,6 +22,11 @@ const maxRowsPerInsert = 1000
 
 // Std is a driver.SQL over database/sql pools.
 type Std struct {
+	// InsertParams bounds the bind parameters of one multi-row INSERT of
+	// BulkInsert (0: the dialect's MaxParams). modernc.org/sqlite binds in
+	// time quadratic in a statement's parameters: a few hundred is fastest.
+	InsertParams int
+
 	dialect       driver.SQLDialect
 	reads, writes *sql.DB
 	classify      func(error) error
@@ -103,9 +108,24 @@ func (s *Std) BulkInsert(ctx context.Context, table string, cols []string, rows 
 	if len(rows) == 0 {
 		return nil
 	}
-	per := min(maxRowsPerInsert, s.dialect.MaxParams/len(cols), len(rows))
+	params := s.dialect.MaxParams
+	if s.InsertParams > 0 {
+		params = min(params, s.InsertParams)
+	}
+	per := max(1, min(maxRowsPerInsert, params/len(cols), len(rows)))
 	return s.InTx(ctx, driver.TxOptions{}, func(t driver.Tx) error {
 		tx := t.(*stdTx)
+		// The full-size statement is prepared once per call where the
+		// pools do not keep prepared statements (tx.Exec does otherwise).
+		var full *sql.Stmt
+		if !s.prepared && len(rows) >= 2*per {
+			st, err := tx.tx.PrepareContext(ctx, InsertSQL(table, cols, per))
+			if err != nil {
+				return fmt.Errorf("insert into %s: prepare: %w", table, s.classify(err))
+			}
+			defer st.Close()
+			full = st
+		}
 		args := make([]any, 0, per*len(cols))
 		for start := 0; start < len(rows); start += per {
 			end := min(start+per, len(rows))
@@ -116,7 +136,14 @@ func (s *Std) BulkInsert(ctx context.Context, table string, cols []string, rows 
 				}
 				args = append(args, r...)
 			}
-			if _, err := tx.Exec(ctx, InsertSQL(table, cols, end-start), args...); err != nil {
+			var err error
+			if full != nil && end-start == per {
+				_, err = full.ExecContext(ctx, args...)
+				err = s.classify(err)
+			} else {
+				_, err = tx.Exec(ctx, InsertSQL(table, cols, end-start), args...)
+			}
+			if err != nil {
 				return fmt.Errorf("insert %d rows into %s: %w", end-start, table, err)
 			}
 		}
