@@ -7,5 +7,5 @@ import (
 )
 
 func TestSQLCapability(t *testing.T) {
-	sqltxtest.Run(t, open(t, "mysql.dsn="+testDSN(t)), "sqltx_check")
+	sqltxtest.Run(t, open(t, "mysql.dsn="+testDSN(t)), "sqltx_check", 4)
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func TestSQLCapability(t *testing.T) {
-	sqltxtest.Run(t, open(t, "pg.url="+schemaURL(t)), "sqltx_check")
+	sqltxtest.Run(t, open(t, "pg.url="+schemaURL(t)), "sqltx_check", 4)
 }
 
 func TestDollar(t *testing.T) {

@@ -9,5 +9,5 @@ import (
 
 func TestSQLCapability(t *testing.T) {
 	dir := t.TempDir()
-	sqltxtest.Run(t, open(t, dir, "sqlite.path="+filepath.Join(dir, "tx.db")), "sqltx_check")
+	sqltxtest.Run(t, open(t, dir, "sqlite.path="+filepath.Join(dir, "tx.db")), "sqltx_check", 4)
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dbrig/dbrig/driver"
 )
@@ -31,8 +32,7 @@ type Std struct {
 	reads, writes *sql.DB
 	classify      func(error) error
 	prepared      bool
-	stmts         sync.Map // stmtKey → *sql.Stmt
-	prep          sync.Mutex
+	stmts         sync.Map // stmtKey → *sql.Stmt (nil: being prepared, or failed)
 }
 
 type stmtKey struct {
@@ -56,24 +56,36 @@ func New(d driver.SQLDialect, reads, writes *sql.DB, classify func(error) error,
 // Dialect implements driver.SQL.
 func (s *Std) Dialect() driver.SQLDialect { return s.dialect }
 
-// stmt returns the statement prepared on pool for query, preparing it once.
-func (s *Std) stmt(ctx context.Context, pool *sql.DB, query string) (*sql.Stmt, error) {
+// cached returns the statement prepared on pool for query, if it is. The
+// first time a statement is asked for it is prepared in the background:
+// preparing on the pool needs a connection of its own, and a transaction
+// that waited for one while holding its own could wait forever once every
+// connection is held by such a transaction. Until it is ready, statements
+// run unprepared on the transaction's connection.
+func (s *Std) cached(pool *sql.DB, query string) *sql.Stmt {
 	k := stmtKey{pool, query}
-	if st, ok := s.stmts.Load(k); ok {
-		return st.(*sql.Stmt), nil
+	v, ok := s.stmts.Load(k)
+	if ok {
+		st, _ := v.(*sql.Stmt)
+		return st // nil while it is being prepared, or when preparing failed
 	}
-	s.prep.Lock()
-	defer s.prep.Unlock()
-	if st, ok := s.stmts.Load(k); ok {
-		return st.(*sql.Stmt), nil
+	if _, loaded := s.stmts.LoadOrStore(k, (*sql.Stmt)(nil)); loaded {
+		return nil
 	}
-	st, err := pool.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, fmt.Errorf("prepare %q: %w", abbrev(query), s.classify(err))
-	}
-	s.stmts.Store(k, st)
-	return st, nil
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
+		defer cancel()
+		st, err := pool.PrepareContext(ctx, query)
+		if err != nil {
+			return // stays unprepared: it still runs, one way or another
+		}
+		s.stmts.Store(k, st)
+	}()
+	return nil
 }
+
+// prepareTimeout bounds a background prepare (waiting for a connection).
+const prepareTimeout = time.Minute
 
 // InTx implements driver.SQL.
 func (s *Std) InTx(ctx context.Context, opts driver.TxOptions, fn func(driver.Tx) error) error {
@@ -204,11 +216,12 @@ func (t *stdTx) txStmt(ctx context.Context, query string) (conn, error) {
 	if !t.s.prepared {
 		return direct{t.tx, query}, nil
 	}
-	st, err := t.s.stmt(ctx, t.pool, query)
-	if err != nil {
-		return nil, err
+	st := t.s.cached(t.pool, query)
+	if st == nil {
+		return direct{t.tx, query}, nil
 	}
-	// Reuses the statement prepared on the transaction's connection.
+	// Reuses the statement prepared on the transaction's connection
+	// (or prepares it there, on the connection the transaction holds).
 	return t.tx.StmtContext(ctx, st), nil
 }
 

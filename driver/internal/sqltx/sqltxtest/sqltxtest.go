@@ -15,8 +15,10 @@ import (
 	"github.com/dbrig/dbrig/errclass"
 )
 
-// Run checks db with a table of its own named table (dropped before and after).
-func Run(t *testing.T, db driver.SQL, table string) {
+// Run checks db with a table of its own named table (dropped before and
+// after); poolSize is how many connections its pool holds (1 for an
+// embedded engine that serializes its writers anyway).
+func Run(t *testing.T, db driver.SQL, table string, poolSize int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	drop := func() { _ = db.ExecSQL(context.Background(), "DROP TABLE IF EXISTS "+table) }
@@ -115,6 +117,46 @@ func Run(t *testing.T, db driver.SQL, table string) {
 
 	if db.Dialect().ForUpdate != "" {
 		deadlock(ctx, t, db, table)
+	}
+	busyPool(t, db, table, poolSize)
+}
+
+// busyPool runs as many transactions at once as the pool has connections,
+// each with statements it has not run before: a driver that needed another
+// connection for them (to prepare a statement on the pool) would wait
+// forever.
+func busyPool(t *testing.T, db driver.SQL, table string, n int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	started := make(chan struct{}, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- db.InTx(ctx, driver.TxOptions{ReadOnly: true}, func(tx driver.Tx) error {
+				started <- struct{}{}
+				for len(started) < n && ctx.Err() == nil { // every connection is held
+					time.Sleep(2 * time.Millisecond)
+				}
+				for k := 0; k < 3; k++ {
+					var v int64
+					q := fmt.Sprintf("SELECT COUNT(*) + %d FROM %s WHERE id > ?", 1000*i+k, table)
+					if err := tx.QueryRow(ctx, q, k).Scan(&v); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("%d transactions on a pool of %d connections: %v", n, n, err)
+		}
 	}
 }
 
