@@ -20,8 +20,9 @@ import (
 type Run struct {
 	Detail    *results.RunDetail
 	Intervals []results.IntervalRow
-	Nodes     []results.Node   // the local cluster's nodes, if dbrig started one
-	Metrics   []results.Metric // per-second samples of the nodes and dbrig
+	Nodes     []results.Node      // the local cluster's nodes, if dbrig started one
+	Metrics   []results.Metric    // per-second samples of the nodes and dbrig
+	Headline  []results.RunMetric // the workload's headline metrics (tpmC), if any
 	// Summary is the phase the tables show (see ShownPhase); nil without
 	// phases. SummaryNote says why it is not a measure phase, if it is not.
 	Summary     *measure.Summary
@@ -92,6 +93,9 @@ func ReadRuns(ctx context.Context, store *results.Store, ids []int64) ([]Run, er
 			return nil, err
 		}
 		if r.Metrics, err = store.Metrics(ctx, id); err != nil {
+			return nil, err
+		}
+		if r.Headline, err = store.RunMetrics(ctx, id); err != nil {
 			return nil, err
 		}
 		runs = append(runs, r)

@@ -68,6 +68,9 @@ type Outcome struct {
 	Impacts []analysis.Impact
 	// Verify is the read-back of a verify: true run (nil: not verified).
 	Verify *results.Verification
+	// Metrics are the workload's headline metrics (workload.Headliner) and
+	// the result of its consistency checks, as stored with the run.
+	Metrics []results.RunMetric
 	// StoreErr is set when part of the run could not be written to the
 	// results store (a full disk, a lost connection): the run is then not
 	// completely stored, though what was written before stays readable.
@@ -151,7 +154,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	obs := newObservers(wctx, store, runID, out, warn)
 	if p.Config.LoadDuration == 0 {
-		obs.loadWant, obs.loadBatch = p.Workload.LoadCount(), int64(p.Config.LoadBatch)
+		obs.loadWant, obs.loadBatch = p.Workload.LoadCount(), p.recordsPerLoadOp()
 	}
 	if p.HDRLog != "" {
 		if err := obs.openHDRLog(p.HDRLog, time.Now(), fmt.Sprintf("dbrig run %d", runID)); err != nil {
@@ -208,7 +211,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 			storeErr = errors.Join(storeErr, fmt.Errorf("store phase %s: %w", sum.Phase, err))
 		}
 	}
-	runErr = errors.Join(runErr, storeErr)
+	metrics, afterErr := p.afterRun(wctx, db, store, runID, sums, runErr)
+	out.Metrics = metrics
+	runErr = errors.Join(runErr, storeErr, afterErr)
 	out.Phases = sums
 	msg := ""
 	switch {
@@ -259,10 +264,13 @@ func (e *PreloadedError) Error() string {
 // with Recreate it drops the benchmark data; otherwise a table that already
 // holds records (where the driver can tell, driver.Preloaded) is bad input.
 func (p *Plan) prepareData(ctx context.Context, db driver.DB) error {
+	if handled, err := p.prepareWorkload(ctx, db); handled {
+		return err
+	}
 	if p.SkipLoad {
 		return nil
 	}
-	table := p.Workload.Table()
+	table := tableOf(p.Workload)
 	held := int64(0)
 	if pre, ok := db.(driver.Preloaded); ok {
 		// Asked before Reset too: SQL drivers reset the tables they know.

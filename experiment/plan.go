@@ -20,7 +20,7 @@ import (
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
-	"github.com/dbrig/dbrig/workload/ycsb"
+	"github.com/dbrig/dbrig/workload"
 )
 
 // Options is what the user asked for, as given: property files and values
@@ -85,7 +85,7 @@ type Plan struct {
 	// Warnings are things the user should know before the run, such as
 	// YCSB properties dbrig accepts but ignores.
 	Warnings []string
-	Workload *ycsb.Workload
+	Workload workload.Workload // ycsb's CoreWorkload or tpcc (see newWorkload)
 	Config   run.Config
 }
 
@@ -103,6 +103,9 @@ func (p *Plan) WorkloadName() string {
 
 // LoadOps is how many load operations (batches) the load phase performs.
 func (p *Plan) LoadOps() int64 {
+	if n, ok := p.loadOps(); ok {
+		return n
+	}
 	b := int64(p.Config.LoadBatch)
 	return (p.Workload.LoadCount() + b - 1) / b
 }
@@ -131,14 +134,11 @@ func Resolve(opts Options) (*Plan, error) {
 	// before anything connects) and its secrets are redacted by format.
 	props.Declare(opts.Registry[opts.Driver].Props...)
 	p := &Plan{Options: opts, Props: props}
-	if p.Workload, err = ycsb.New(props); err != nil {
+	if p.Workload, p.Warnings, err = newWorkload(props); err != nil {
 		return nil, input(err)
 	}
 	if p.Config, err = loadConfig(opts, props); err != nil {
 		return nil, input(err)
-	}
-	if ignored := ycsb.Unimplemented(props); len(ignored) > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("YCSB properties dbrig does not implement, ignored: %s (dbrig's own outputs: --hdrlog, --json, the results store)", strings.Join(ignored, ", ")))
 	}
 	if err := props.Unknown(); err != nil {
 		return nil, input(err)
@@ -187,12 +187,12 @@ func buildProps(files, sets []string, overrides []Override) (*spec.Props, error)
 		b, err := readPropFile(f)
 		name := f
 		if errors.Is(err, os.ErrNotExist) {
-			if builtin, ok := ycsb.Builtin(f); ok {
+			if builtin, ok := builtinFile(f); ok {
 				b, err, name = builtin, nil, f+" (built-in)"
 			}
 		}
 		if err != nil {
-			return nil, &InputError{Err: fmt.Errorf("-P %s: %w (built-in workloads: %v)", f, err, ycsb.BuiltinNames())}
+			return nil, &InputError{Err: fmt.Errorf("-P %s: %w (built-in workloads: %v)", f, err, builtinNames())}
 		}
 		if err := p.Load(name, bytes.NewReader(b)); err != nil {
 			return nil, &InputError{Err: err}

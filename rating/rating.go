@@ -292,7 +292,13 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 			opts.Base.Overrides = append(opts.Base.Overrides, experiment.Override{Flag: "rate", Key: "threadcount", Value: strconv.Itoa(DefaultPool)})
 		}
 	}
-	r := &rater{opts: opts, hooks: h, table: first.Workload.Table(), driverName: first.Driver, registry: first.Registry}
+	// Snapshots and keep work on one key-value table (YCSB's); a workload
+	// without one (TPC-C) can only be reloaded.
+	table := ""
+	if t, ok := first.Workload.(interface{ Table() string }); ok {
+		table = t.Table()
+	}
+	r := &rater{opts: opts, hooks: h, table: table, driverName: first.Driver, registry: first.Registry}
 	if err := r.checkStrategy(ctx, first); err != nil {
 		return nil, err
 	}

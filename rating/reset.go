@@ -40,7 +40,7 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 	r.first = first
 	works := []string{ResetReload}
 	canSnapshot, canReset := false, r.ephemeral
-	if !r.ephemeral {
+	if !r.ephemeral && r.table != "" {
 		db, done, err := r.openDriver(ctx, first)
 		if err != nil {
 			return err
@@ -78,6 +78,8 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 		why = fmt.Sprintf("the data of %s lives in each run's scratch directory (give -p %s=PATH to keep it between experiments)", first.Driver, dataPath[first.Driver])
 	case r.ephemeral:
 		why = fmt.Sprintf("the data of %s lives only as long as one experiment", first.Driver)
+	case r.table == "":
+		why = fmt.Sprintf("workload %s has no single key-value table to snapshot or keep", first.WorkloadName())
 	case r.opts.Reset == ResetSnapshot:
 		why = fmt.Sprintf("driver %s cannot take snapshots (no driver.Snapshotter)", first.Driver)
 	case r.opts.Reset == ResetReload:

@@ -127,6 +127,7 @@ type runView struct {
 	Command      string
 	Nodes        []results.Node
 	Impacts      []impactRow
+	Headline     []headlineRow // the workload's headline metrics (metrics.go)
 }
 
 // impactRow is one fault's cost, formatted.
@@ -223,7 +224,7 @@ func newView(rep *analysis.Set) *view {
 func runViewOf(rd analysis.Run) runView {
 	d := rd.Detail
 	rv := runView{ID: d.ID, Status: d.DisplayStatus(), Message: d.Message, SummaryNote: rd.SummaryNote,
-		Spec: d.Info.Spec, Command: d.Info.Command, Nodes: rd.Nodes}
+		Spec: d.Info.Spec, Command: d.Info.Command, Nodes: rd.Nodes, Headline: headlineRows(rd.Headline)}
 	for _, im := range analysis.Impacts(rd) {
 		rec := "not recovered"
 		if im.Recovery != nil {

@@ -70,8 +70,12 @@ func (m Closed) drive(ph *phase, ops int64) string {
 func (m Closed) client(ph *phase, i int, wc workload.Client, mc *measure.Shard, quota int64) {
 	n := len(ph.clients)
 	rate, think := m.Rate, m.ThinkTime
+	// A workload.Pacer chooses its own pause (TPC-C's keying and think
+	// times), without a rate.
+	pacer, paced := wc.(workload.Pacer)
+	paced = paced && rate == 0
 	var timer *time.Timer
-	if rate > 0 || think > 0 {
+	if rate > 0 || think > 0 || paced {
 		timer = time.NewTimer(time.Hour)
 		defer timer.Stop()
 	}
@@ -87,6 +91,13 @@ func (m Closed) client(ph *phase, i int, wc workload.Client, mc *measure.Shard, 
 		switch {
 		case rate > 0:
 			intended = ph.start.Add(time.Duration(float64(int64(i)+k*int64(n)) * 1e9 / rate))
+		case paced:
+			if pause := pacer.Pause(); pause > 0 {
+				if k == 0 {
+					prevEnd = time.Now()
+				}
+				intended = prevEnd.Add(pause)
+			}
 		case think > 0 && k > 0:
 			intended = prevEnd.Add(think)
 		}

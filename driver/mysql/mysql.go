@@ -50,6 +50,7 @@ type DB struct {
 	pool    *sql.DB
 	target  string
 	timeout time.Duration
+	sqlcap  sqlOnce // driver.SQL (sqltx.go)
 }
 
 var (

@@ -51,6 +51,7 @@ type DB struct {
 	target  string
 	copy    bool // bulk load with COPY rather than multi-row INSERT
 	tables  sqltable.Tables
+	sqlq    queries // driver.SQL's statements in $n form (sqltx.go)
 }
 
 var (

@@ -55,8 +55,9 @@ import (
 // DB is an SQLite database file; safe for concurrent use.
 type DB struct {
 	*stdsql.DB
-	reads *sql.DB
-	path  string
+	reads  *sql.DB
+	path   string
+	sqlcap sqlOnce // driver.SQL (sqltx.go)
 }
 
 var (

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/workload/tpcc"
 	"github.com/dbrig/dbrig/workload/ycsb"
 )
 
@@ -37,6 +38,9 @@ func propertyNames() []string {
 		for _, k := range p.Props.Looked() {
 			seen[k] = true
 		}
+	}
+	for _, d := range tpcc.Props() {
+		seen[d.Key] = true
 	}
 	out := make([]string, 0, len(seen))
 	for k := range seen {
@@ -71,7 +75,7 @@ func writeBashCompletion(w io.Writer) error {
 	for i, p := range props {
 		props[i] = p + "="
 	}
-	workloads := slices.Clone(ycsb.BuiltinNames())
+	workloads := append(slices.Clone(ycsb.BuiltinNames()), tpcc.Name)
 	_, err := fmt.Fprintf(w, `# bash completion for dbrig: source <(dbrig completion bash)
 _dbrig() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}

@@ -194,6 +194,8 @@ func printSummary(e *env, f *runFlags, plan *experiment.Plan, out *experiment.Ou
 	}
 	fmt.Fprintln(table)
 	report.Summary(table, report.Header{RunID: out.RunID, Name: f.name, System: plan.Driver, Workload: plan.WorkloadName(), Status: out.Status}, out.Phases)
+	report.LoadLine(table, out.Phases)
+	report.Headline(table, out.Metrics)
 	if f.ycsbOut {
 		if s, ok := out.Measured(); ok {
 			report.YCSB(table, s)
@@ -201,7 +203,7 @@ func printSummary(e *env, f *runFlags, plan *experiment.Plan, out *experiment.Ou
 	}
 	printStored(table, out)
 	if f.jsonOut {
-		report.JSON(e.stdout, out.RunID, out.Status, out.Phases)
+		report.JSONRun(e.stdout, out.RunID, out.Status, out.Phases, out.Metrics)
 	}
 }
 

@@ -1,0 +1,113 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/dbrig/dbrig/format"
+	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/results"
+)
+
+// Headline writes a run's headline metrics (a workload's, such as TPC-C's
+// tpmC), one per line, before the latency table is read: nothing when the
+// workload has none.
+func Headline(w io.Writer, ms []results.RunMetric) error {
+	ew := &errWriter{w: w}
+	width := 0
+	for _, m := range ms {
+		width = max(width, len(m.Name))
+	}
+	for _, m := range ms {
+		ew.printf("%-*s  %s\n", width, m.Name, MetricValue(m))
+	}
+	return ew.err
+}
+
+// MetricValue renders a metric's value with its unit: rates and counts with
+// digit groups, a consistency result as passed or FAILED.
+func MetricValue(m results.RunMetric) string {
+	switch {
+	case m.Name == "consistency_ok" && m.Value == 1:
+		return "passed"
+	case m.Name == "consistency_ok":
+		return "FAILED"
+	case m.Unit == "txn/min":
+		return format.Int(int64(m.Value+0.5)) + " " + m.Unit
+	case m.Value == float64(int64(m.Value)):
+		return format.Int(int64(m.Value)) + unit(m.Unit)
+	}
+	return strconv.FormatFloat(m.Value, 'f', 2, 64) + unit(m.Unit)
+}
+
+func unit(u string) string {
+	if u == "" {
+		return ""
+	}
+	return " " + u
+}
+
+// JSONRun writes the result as JSON does, plus each headline metric as a
+// top-level number under its name ("tpmc", "tpm_total", ...).
+func JSONRun(w io.Writer, runID int64, status string, sums []measure.Summary, ms []results.RunMetric) error {
+	if len(ms) == 0 {
+		return JSON(w, runID, status, sums)
+	}
+	b, err := json.Marshal(Result(runID, status, sums))
+	if err != nil {
+		return fmt.Errorf("json: %w", err)
+	}
+	obj := map[string]json.RawMessage{}
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return fmt.Errorf("json: %w", err)
+	}
+	for _, m := range ms {
+		if _, taken := obj[m.Name]; taken {
+			continue // never hide a field of the result
+		}
+		v, err := json.Marshal(m.Value)
+		if err != nil {
+			return fmt.Errorf("json: metric %s: %w", m.Name, err)
+		}
+		obj[m.Name] = v
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(obj)
+}
+
+// LoadLine writes one line on the load phase of a run that also measured:
+// records inserted and the rate, which the measure table leaves out.
+func LoadLine(w io.Writer, sums []measure.Summary) error {
+	ew := &errWriter{w: w}
+	hasMeasure := false
+	for _, s := range sums {
+		hasMeasure = hasMeasure || s.Phase == measure.PhaseMeasure
+	}
+	for _, s := range sums {
+		if s.Phase != measure.PhaseLoad || !hasMeasure || s.Records == 0 {
+			continue
+		}
+		dur := s.End.Sub(s.Start)
+		if dur <= 0 {
+			continue
+		}
+		ew.printf("load phase: %s records in %s, %s records/s\n", format.Int(s.Records), format.Duration(dur), format.Rate(float64(s.Records)/dur.Seconds()))
+	}
+	return ew.err
+}
+
+// headlineRow is one headline metric in the HTML report.
+type headlineRow struct {
+	Name, Value, Doc string
+}
+
+func headlineRows(ms []results.RunMetric) []headlineRow {
+	out := make([]headlineRow, len(ms))
+	for i, m := range ms {
+		out[i] = headlineRow{Name: m.Name, Value: MetricValue(m), Doc: m.Doc}
+	}
+	return out
+}
