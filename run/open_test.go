@@ -3,13 +3,12 @@ package run
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/internal/testenv"
 )
 
 // Every arrival the schedule asks for before the phase ends is performed or
@@ -126,28 +125,10 @@ func TestDispatchLagIsActualMinusIntended(t *testing.T) {
 // first operation after each stall. (Queueing behind a slow system is the
 // other side: TestDispatchLag.)
 func TestStarvedGeneratorLagIsItsOwn(t *testing.T) {
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 8 * runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for x := 0; ; x++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				for i := 0; i < 1e5; i++ {
-					x ^= i
-				}
-			}
-		}()
-	}
+	stop := testenv.StarveCPU()
 	cfg := fast(Config{Clients: 4, Model: Open{Rate: 2000}, Operations: 1000})
 	sums, err := Run(context.Background(), &fakeDB{}, &fakeWorkload{}, cfg, nil)
-	close(stop)
-	wg.Wait()
+	stop()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/testenv"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -392,28 +391,10 @@ func TestGeneratorLateWarning(t *testing.T) {
 	if code != 0 || strings.Contains(out, warning) || !strings.Contains(out, "dispatch lag") {
 		t.Errorf("idle run: exit %d, warned %v, lag shown %v:\n%s%s", code, strings.Contains(out, warning), strings.Contains(out, "dispatch lag"), out, errOut)
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 8 * runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for x := 0; ; x++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				for i := 0; i < 1e5; i++ {
-					x ^= i
-				}
-			}
-		}()
-	}
+	stop := testenv.StarveCPU()
 	code, out, errOut = dbrig(t, context.Background(), "run", "--driver", "null", "--store", store, "--quiet",
 		"-P", "workloadc", "-p", "recordcount=100", "--rate", "2000", "--clients", "4", "--duration", "2s")
-	close(stop)
-	wg.Wait()
+	stop()
 	if code != 0 || !strings.Contains(out, warning) {
 		t.Errorf("starved run: exit %d, no warning:\n%s%s", code, out, errOut)
 	}

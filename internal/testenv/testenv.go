@@ -12,7 +12,9 @@ package testenv
 import (
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 )
@@ -74,4 +76,32 @@ func Leak(text, pw string) string {
 		}
 	}
 	return ""
+}
+
+// StarveCPU starts goroutines that spin on every core (8 per GOMAXPROCS),
+// so that code under test is starved of CPU; the returned func stops them
+// and waits until they have stopped.
+func StarveCPU() (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 8 * runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for x := 0; ; x++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				for i := 0; i < 1e5; i++ {
+					x ^= i
+				}
+			}
+		}()
+	}
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
