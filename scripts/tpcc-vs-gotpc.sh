@@ -7,7 +7,7 @@
 #   scripts/tpcc-vs-gotpc.sh run W T DUR ROUNDS # alternating runs of DUR (e.g. 30s), T terminals
 #
 # Environment: DBRIG_PG_URL (postgres://user:pw@host:port/db?sslmode=disable;
-# source /tmp/dbrig-env.sh on the test machine), DBRIG (default: dbrig),
+# eval "$(scripts/test-servers up postgres)" starts one), DBRIG (default: dbrig),
 # GOTPC (default: go-tpc). go-tpc builds outside dbrig's module:
 #   mkdir -p /tmp/gotpc && cd /tmp/gotpc && go mod init gotpc &&
 #   GONOSUMDB=github.com/pingcap/go-tpc GOFLAGS=-mod=mod go get github.com/pingcap/go-tpc@v1.0.9 &&
