@@ -18,6 +18,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -309,7 +310,7 @@ func (c *Cluster) spawnNode(ctx context.Context, stage int, st Stage, ns *NodeSp
 		run := func(ctx context.Context, bin string, args ...string) error {
 			cmd := exec.CommandContext(ctx, bin, args...)
 			cmd.Stdout, cmd.Stderr = logf, logf
-			cmd.Env = append(os.Environ(), ns.Env...)
+			cmd.Env = append(nodeEnv(os.Environ(), ns.Env), ns.SetupEnv...)
 			cmd.Dir = c.dir
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
 			fmt.Fprintf(logf, "dbrig: running %s %v\n", bin, args)
@@ -324,7 +325,7 @@ func (c *Cluster) spawnNode(ctx context.Context, stage int, st Stage, ns *NodeSp
 	}
 	cmd := exec.Command(ns.Binary, ns.Args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = append(os.Environ(), ns.Env...)
+	cmd.Env = nodeEnv(os.Environ(), ns.Env)
 	cmd.Dir = c.dir
 	cmd.SysProcAttr = sysProcAttr(!c.opts.Detached)
 	cmd.SysProcAttr.Credential = cred
@@ -588,4 +589,24 @@ func (c *Cluster) Restart(ctx context.Context, name string) (Node, error) {
 		return p.node, err
 	}
 	return p.node, nil
+}
+
+// nodeEnv is a node's environment: the recipe's own variables and, from
+// dbrig's environment, only what a server needs to find its tools and
+// locale. Nothing else passes: dbrig's environment may hold secrets (the
+// variable of --password-env, DBRIG_TOKEN, a results URL) that the node's
+// /proc/PID/environ would otherwise show to anyone running as that user,
+// and variables such as ETCD_* would silently change what the node does.
+func nodeEnv(parent, own []string) []string {
+	env := make([]string, 0, len(own)+8)
+	for _, kv := range parent {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "PATH", name == "HOME", name == "USER", name == "LOGNAME",
+			name == "LANG", name == "LANGUAGE", name == "TZ", name == "TMPDIR",
+			name == "JAVA_HOME", strings.HasPrefix(name, "LC_"):
+			env = append(env, kv)
+		}
+	}
+	return append(env, own...)
 }

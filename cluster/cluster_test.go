@@ -467,6 +467,9 @@ const awkward = `Rd5 "Wq4zPx9Lm" p@ss:w0rd's \ #x`
 // checks authenticate), clients without it are refused, and the password
 // is in no log and in no file a stranger may read.
 func TestRedisPassword(t *testing.T) {
+	// The way `dbrig cluster up --password-env` gets it: in dbrig's own
+	// environment, which the nodes must not inherit.
+	t.Setenv("DBRIG_TEST_LEAK_PASSWORD", "Wq4zPx9Lm-from-env")
 	c := up(t, Redis{Replicas: 1, Sentinels: 3, Password: awkward}, Options{})
 	if c.Props()["redis.password"] != awkward {
 		t.Fatalf("props: redis.password %q", c.Props()["redis.password"])
@@ -500,6 +503,9 @@ func TestRedisPassword(t *testing.T) {
 		}
 		if strings.Contains(strings.Join(mustCmdline(t, n.PID), " "), "Wq4zPx9Lm") {
 			t.Errorf("command line of %s shows the password", n.Name)
+		}
+		if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", n.PID)); err != nil || strings.Contains(string(env), "Wq4zPx9Lm") {
+			t.Errorf("environment of %s shows the password (or is unreadable: %v)", n.Name, err)
 		}
 	}
 	down(t, c)
@@ -540,6 +546,9 @@ func TestPostgresPrimaryReplica(t *testing.T) {
 		}
 		if strings.Contains(strings.Join(mustCmdline(t, n.PID), " "), "Wq4zPx9Lm") {
 			t.Errorf("command line of %s shows the password", n.Name)
+		}
+		if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", n.PID)); err != nil || strings.Contains(string(env), "Wq4zPx9Lm") {
+			t.Errorf("environment of %s shows the password (or is unreadable: %v)", n.Name, err)
 		}
 	}
 	// The extra database exists and belongs to dbrig.

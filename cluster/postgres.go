@@ -159,9 +159,10 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 			if err != nil {
 				return nil, err
 			}
-			// The password goes by the environment, not the command line
-			// (where ps and the node's log would show it).
-			rep.Env = []string{"PGPASSWORD=" + pw}
+			// The password goes by the setup's environment, not the command
+			// line (where ps and the node's log would show it); the server
+			// itself reads it from primary_conninfo.
+			rep.SetupEnv = []string{"PGPASSWORD=" + pw}
 			rep.Setup = func(ctx context.Context, run RunFunc) error {
 				// -R writes primary_conninfo (with the password) and standby.signal.
 				return run(ctx, bins["pg_basebackup"], "-D", filepath.Join(rep.DataDir, "data"),

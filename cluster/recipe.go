@@ -53,6 +53,7 @@ type NodeSpec struct {
 	Binary     string
 	Args       []string
 	Env        []string // added to the environment (KEY=VALUE)
+	SetupEnv   []string // added to Setup's commands only (a password for pg_basebackup)
 	Version    string   // as the binary reports it
 	DataDir    string   // created before Setup, removed by Down unless Keep
 	Log        string   // stdout and stderr of the node and of its setup commands
