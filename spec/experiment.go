@@ -418,10 +418,10 @@ func clone(n *yaml.Node) *yaml.Node {
 // setPath puts v at the dotted key path under a mapping, creating the
 // mappings on the way. Property maps have dotted keys of their own
 // (workload.props.readproportion, system.props.etcd.endpoints): once a path
-// reaches a props map, the rest is one key.
+// reaches a props, config or ports map (ports: NODE.NAME), the rest is one key.
 func setPath(m *yaml.Node, path string, v *yaml.Node) {
 	key, rest, more := strings.Cut(path, ".")
-	if key == "props" || key == "config" {
+	if key == "props" || key == "config" || key == "ports" {
 		if more {
 			key2 := rest
 			setKey(m, key, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, false)

@@ -69,6 +69,19 @@ func TestSetReplacesAnAxis(t *testing.T) {
 	}
 }
 
+// A port's key is NODE.NAME, dots included: --set reaches it as one key.
+func TestSetClusterPort(t *testing.T) {
+	file := []byte("system:\n  driver: etcd\n  cluster: {recipe: etcd, nodes: 3, ports: {etcd1.client: 2379}}\nworkload: {files: workloada}\n")
+	exps, err := ParseExperiment("p.yaml", file, []string{"system.cluster.ports.etcd1.client=12379", "system.cluster.ports.etcd2.peer=22380"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := exps[0].System.Cluster.Ports
+	if len(got) != 2 || got["etcd1.client"] != "12379" || got["etcd2.peer"] != "22380" {
+		t.Errorf("ports %v, want etcd1.client=12379 etcd2.peer=22380", got)
+	}
+}
+
 func TestParseExperimentCluster(t *testing.T) {
 	exps, err := ParseExperiment("e.yaml", []byte(`
 system:
