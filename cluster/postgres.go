@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -33,6 +34,11 @@ type Postgres struct {
 	// dbrig_results for the results store's tests). Names: lower-case
 	// letters, digits and '_', not starting with a digit.
 	Databases []string
+	// Advertise, if set, routes each replica's replication connection
+	// through an address it gives: Advertise(replica, "upstream", primary)
+	// (a fault proxy of its own in front of the primary), written into the
+	// replica's primary_conninfo, so a replica can be cut from its primary.
+	Advertise Advertiser
 }
 
 // ValidDatabaseName says whether name can be a database of a recipe:
@@ -162,11 +168,15 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 			// The password goes by the environment, not the command line
 			// (where ps and the node's log would show it).
 			rep.Env = []string{"PGPASSWORD=" + pw}
+			upHost, upPort, err := p.upstream(rep.Name, pport)
+			if err != nil {
+				return nil, err
+			}
 			rep.Setup = func(ctx context.Context, run RunFunc) error {
 				// -R writes primary_conninfo (with the password) and standby.signal.
 				return run(ctx, bins["pg_basebackup"], "-D", filepath.Join(rep.DataDir, "data"),
 					"-R", "-X", "stream", "-c", "fast", "--no-sync",
-					"-d", fmt.Sprintf("host=%s port=%d user=postgres", loopback, pport))
+					"-d", fmt.Sprintf("host=%s port=%s user=postgres", upHost, upPort))
 			}
 			rep.Ready = func(ctx context.Context) error {
 				return pgReplicaStreaming(ctx, superURL(rep.Ports["client"]), superURL(pport), rep.Name)
@@ -176,6 +186,22 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 		stages = append(stages, st)
 	}
 	return stages, nil
+}
+
+// upstream is the host and port a replica reaches its primary at: the
+// primary's own, or the address Advertise gives.
+func (p Postgres) upstream(replica string, pport int) (host, port string, err error) {
+	if p.Advertise == nil {
+		return loopback, strconv.Itoa(pport), nil
+	}
+	addr, err := p.Advertise.Advertise(replica, "upstream", hostPort(pport))
+	if err != nil {
+		return "", "", fmt.Errorf("cluster: postgres: route %s's replication: %w", replica, err)
+	}
+	if host, port, err = net.SplitHostPort(addr); err != nil {
+		return "", "", fmt.Errorf("cluster: postgres: route %s's replication: %w", replica, err)
+	}
+	return host, port, nil
 }
 
 func (Postgres) Props(nodes []Node) map[string]string {

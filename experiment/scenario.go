@@ -52,7 +52,7 @@ var knownTargets = map[string]bool{"any": true, "leader": true, "follower": true
 
 // peerRecipes are the recipes whose nodes' peer traffic dbrig can route
 // through its proxies (cluster.WithAdvertiser).
-var peerRecipes = map[string]bool{"etcd": true}
+var peerRecipes = map[string]bool{"etcd": true, "postgres": true}
 
 // entry is one checked scenario entry, before its firings are expanded.
 type entry struct {
@@ -204,6 +204,9 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 			if f.Link != "" && f.Link != "peer" {
 				return nil, bad("link", "a partition into groups cuts peer links: leave link out")
 			}
+			if recipe == "postgres" {
+				return nil, bad("groups", "a postgres cluster's peer links are each replica's link to its primary: partition a replica (or the primary, from every replica) with link: peer")
+			}
 			if err := checkGroups(f.Groups); err != nil {
 				return nil, bad("groups", "%v", err)
 			}
@@ -217,7 +220,7 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 			return nil, bad("link", "%q: expected client (dbrig ↔ the node) or peer (the node ↔ the other nodes)", f.Link)
 		}
 		if f.Link == "peer" && !peerRecipes[recipe] {
-			return nil, bad("link", "the %s recipe's peer traffic does not go through dbrig's proxies (only etcd's does): use link: client", recipe)
+			return nil, bad("link", "the %s recipe's peer traffic does not go through dbrig's proxies (only etcd's and PostgreSQL replication do): use link: client", recipe)
 		}
 		if f.For <= 0 {
 			return nil, bad("for", "a %s needs for: how long until it heals", f.Kind)

@@ -32,7 +32,10 @@ type network struct {
 	client   map[string]*proxy.Proxy // node → the proxy in front of its client port
 	peer     map[string]*proxy.Proxy // node → the proxy in front of its peer port
 	peerNode map[string]string       // a peer proxy's address → its node
-	pids     func() map[int]string   // the nodes' PIDs now (nil until the cluster is up)
+	// upstream: the peer proxies are replicas' links to their primary
+	// (PostgreSQL), one per replica, not proxies in front of each node.
+	upstream bool
+	pids     func() map[int]string // the nodes' PIDs now (nil until the cluster is up)
 	closed   bool
 }
 
@@ -56,6 +59,9 @@ func (n *network) Advertise(node, port, addr string) (string, error) {
 		return "", err
 	}
 	switch port {
+	case "upstream":
+		n.peer[node] = p
+		n.upstream = true
 	case "peer":
 		n.peer[node] = p
 		n.peerNode[p.Addr()] = node
@@ -245,6 +251,9 @@ func (n *network) links(node, link string) ([]inject.Link, error) {
 		}
 		return []inject.Link{{Proxy: p, Name: "dbrig → " + node}}, nil
 	case "peer":
+		if n.upstream {
+			return n.upstreamLinks(node)
+		}
 		own, ok := n.peer[node]
 		if !ok {
 			return nil, fmt.Errorf("%w: node %s's peer traffic does not go through dbrig (only etcd's does)", inject.ErrNoLinks, node)
@@ -258,6 +267,22 @@ func (n *network) links(node, link string) ([]inject.Link, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("unknown link %q (expected client or peer)", link)
+}
+
+// upstreamLinks are a PostgreSQL node's peer links: a replica's link to
+// its primary, or, for the primary, every replica's.
+func (n *network) upstreamLinks(node string) ([]inject.Link, error) {
+	if p, ok := n.peer[node]; ok {
+		return []inject.Link{{Proxy: p, Name: node + " → primary"}}, nil
+	}
+	var out []inject.Link
+	for _, rep := range sortedKeys(n.peer) {
+		out = append(out, inject.Link{Proxy: n.peer[rep], Name: rep + " → " + node})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no replica reaches %s through dbrig", inject.ErrNoLinks, node)
+	}
+	return out, nil
 }
 
 // groupLinks are the peer links between nodes of different groups: a
