@@ -195,8 +195,12 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 			return nil, bad(key, "a %s fault has no %s", f.Kind, key)
 		}
 	}
-	if role := strings.TrimPrefix(f.Target, "all-"); !knownTargets[role] && f.Target != "all" && !looksLikeNode(f.Target) {
-		return nil, bad("target", "%q: expected a node name (etcd1, primary …), a role (one node of it: leader, follower, primary, replica, member, any) or all-ROLE", f.Target)
+	if _, _, random, err := randomTarget(f.Target); random {
+		if err != nil {
+			return nil, bad("target", "%v", err)
+		}
+	} else if role := strings.TrimPrefix(f.Target, "all-"); !knownTargets[role] && f.Target != "all" && !looksLikeNode(f.Target) {
+		return nil, bad("target", "%q: expected a node name (etcd1, primary …), a role (one node of it: leader, follower, primary, replica, member, any), all-ROLE or random-N-ROLE", f.Target)
 	}
 	if network {
 		switch {
@@ -328,7 +332,7 @@ func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry
 			}
 			// A role (leader) is resolved when each fires: a second fault
 			// on "leader" after a kill hits the new leader.
-			named := !knownTargets[a.Target] && !strings.HasPrefix(a.Target, "all")
+			named := !knownTargets[a.Target] && !strings.HasPrefix(a.Target, "all") && !strings.HasPrefix(a.Target, "random-")
 			na, nb := inject.Network(a.Fault.Name()), inject.Network(b.Fault.Name())
 			pa, pb := processFault(a.Fault.Name()), processFault(b.Fault.Name())
 			why := ""
@@ -383,6 +387,7 @@ type injector struct {
 	plan  []Injection
 	c     nodes
 	net   *network // nil: the traffic does not go through proxies
+	seed  int64    // the run's: random targets choose with it
 	emit  func(run.Event)
 	start chan time.Time // the measure phase's start
 	wg    sync.WaitGroup
@@ -457,7 +462,13 @@ func (in *injector) target(ctx context.Context, inj Injection) ([]cluster.Node, 
 		}
 		return nil, inject.Target{Links: links}, names, err
 	}
-	nodes, err := in.c.Resolve(ctx, inj.Target)
+	var nodes []cluster.Node
+	var err error
+	if n, role, random, _ := randomTarget(inj.Target); random {
+		nodes, err = resolveRandom(ctx, in.c, n, role, in.seed, inj.Name)
+	} else {
+		nodes, err = in.c.Resolve(ctx, inj.Target)
+	}
 	if err != nil {
 		return nil, inject.Target{}, nil, err
 	}
