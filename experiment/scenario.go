@@ -170,7 +170,7 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 		return nil, bad("rate", "%v", err)
 	}
 	fault, err := inject.New(f.Kind, inject.Options{Grace: 10 * time.Second, Delay: f.Delay, Jitter: f.Jitter, Rate: rate, Mode: f.Mode,
-		Run: f.Run, Heal: f.Heal})
+		Run: f.Run, Heal: f.Heal, Role: f.Target})
 	if err != nil {
 		key := "fault"
 		switch {
@@ -193,6 +193,11 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 		"groups": len(f.Groups) > 0 && f.Kind != "partition", "link": f.Link != "" && !network} {
 		if given {
 			return nil, bad(key, "a %s fault has no %s", f.Kind, key)
+		}
+	}
+	if elasticFault(f.Kind) {
+		if err := checkElastic(f.Kind, f.Target, recipe, f.For > 0, bad); err != nil {
+			return nil, err
 		}
 	}
 	if _, _, random, err := randomTarget(f.Target); random {
@@ -313,7 +318,7 @@ func parseRate(s string) (int64, error) {
 // left down for the rest of the run.
 func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry) error {
 	end := func(in Injection) time.Duration {
-		if in.For == 0 && !inject.Network(in.Fault.Name()) && (in.Fault.Name() == "kill" || in.Fault.Name() == "stop") {
+		if in.For == 0 && !inject.Network(in.Fault.Name()) && (in.Fault.Name() == "kill" || in.Fault.Name() == "stop" || in.Fault.Name() == "remove-node") {
 			return time.Duration(1<<63 - 1) // the node stays down
 		}
 		return in.At + max(in.For, time.Millisecond)
@@ -384,14 +389,16 @@ type nodes interface {
 // injector fires a plan's injections on a cluster, timed from the start of
 // the measure phase, and reports each as events through emit.
 type injector struct {
-	plan  []Injection
-	c     nodes
-	net   *network // nil: the traffic does not go through proxies
-	seed  int64    // the run's: random targets choose with it
-	emit  func(run.Event)
-	start chan time.Time // the measure phase's start
-	wg    sync.WaitGroup
-	once  sync.Once
+	plan []Injection
+	c    nodes
+	net  *network // nil: the traffic does not go through proxies
+	seed int64    // the run's: random targets choose with it
+	// memberMu: one add-node or remove-node at a time (scenario_elastic.go)
+	memberMu sync.Mutex
+	emit     func(run.Event)
+	start    chan time.Time // the measure phase's start
+	wg       sync.WaitGroup
+	once     sync.Once
 
 	// for conditional triggers: per-second samples of the measure phase,
 	// and when the first fault fired (the baseline is the calm before it)
@@ -462,6 +469,17 @@ func (in *injector) target(ctx context.Context, inj Injection) ([]cluster.Node, 
 		}
 		return nil, inject.Target{Links: links}, names, err
 	}
+	var t inject.Target
+	if elasticFault(inj.Fault.Name()) {
+		m, err := in.membership()
+		if err != nil {
+			return nil, inject.Target{}, nil, err
+		}
+		t.Members = m
+		if inj.Fault.Name() == "add-node" {
+			return nil, t, []string{"a new " + inj.Target}, nil
+		}
+	}
 	var nodes []cluster.Node
 	var err error
 	if n, role, random, _ := randomTarget(inj.Target); random {
@@ -472,10 +490,10 @@ func (in *injector) target(ctx context.Context, inj Injection) ([]cluster.Node, 
 	if err != nil {
 		return nil, inject.Target{}, nil, err
 	}
-	var t inject.Target
 	var names []string
 	for _, n := range nodes {
 		names = append(names, fmt.Sprintf("%s (%s, pid %d)", n.Name, n.Role, n.PID))
+		t.Nodes = append(t.Nodes, n.Name)
 		if !network {
 			t.PIDs = append(t.PIDs, n.PID)
 			continue
@@ -507,9 +525,14 @@ func (in *injector) fire(ctx context.Context, inj Injection, t0 time.Time, note 
 		in.emit(run.Event{Time: requested, Kind: EventFault, Name: name, Detail: what, Outcome: "failed: " + err.Error()})
 		return
 	}
+	var did []string // what the fault says it did (add-node: the node it added)
+	tg.Note = func(s string) { did = append(did, s) }
 	ictx, cancel := context.WithTimeout(actx, 30*time.Second)
 	err = inj.Fault.Inject(ictx, tg)
 	cancel()
+	if len(did) > 0 {
+		note = "; " + strings.Join(did, "; ") + note
+	}
 	detail := fmt.Sprintf("%s: %v; planned at +%.3fs, fired at +%.3fs, applied in %v%s", what, names,
 		inj.At.Seconds(), requested.Sub(t0).Seconds(), time.Since(requested).Round(time.Millisecond), note)
 	outcome := "injected"

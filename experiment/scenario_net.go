@@ -214,6 +214,25 @@ func ownerOf(port int, pids map[int]string) string {
 	return ""
 }
 
+// forget closes the proxies of a node taken out of the cluster.
+func (n *network) forget(node string) {
+	n.mu.Lock()
+	var ps []*proxy.Proxy
+	if p, ok := n.client[node]; ok {
+		ps = append(ps, p)
+		delete(n.client, node)
+	}
+	if p, ok := n.peer[node]; ok {
+		ps = append(ps, p)
+		delete(n.peer, node)
+		delete(n.peerNode, p.Addr())
+	}
+	n.mu.Unlock()
+	for _, p := range ps {
+		p.Close()
+	}
+}
+
 // close stops every proxy.
 func (n *network) close() {
 	n.mu.Lock()
