@@ -53,6 +53,28 @@ type Impact struct {
 	UnavailableMS int64
 }
 
+// RunImpacts is Impacts refined by the run's per-operation timeline when
+// it has one (Precise: unavailable time in ms, recovery per operation),
+// as dbrig bench computed and stored them: what reports and the dashboard
+// show.
+func RunImpacts(r Run) []Impact {
+	ims := Impacts(r)
+	if len(r.Timeline) > 0 {
+		ims = Precise(ims, r.Timeline)
+	}
+	return ims
+}
+
+// hasFaults tells whether a stored run had faults injected.
+func hasFaults(d *results.RunDetail) bool {
+	for _, e := range d.Events {
+		if e.Kind == "fault" || e.Kind == "fault_start" {
+			return true
+		}
+	}
+	return false
+}
+
 // Recovery rule parameters.
 const (
 	RecoveryHold   = 5 // seconds that must stay within the bound
