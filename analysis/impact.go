@@ -51,6 +51,9 @@ type Impact struct {
 	// and UnavailableMS is UnavailableS in ms.
 	Precise       bool
 	UnavailableMS int64
+	// Shares are the nodes' shares of the client traffic in each window
+	// (share.go); nil when the run stored none.
+	Shares []NodeShare
 }
 
 // RunImpacts is Impacts refined by the run's per-operation timeline when
@@ -145,6 +148,7 @@ func Impacts(r Run) []Impact {
 		im.P99ChangePct = changePct(float64(im.Baseline.P99), float64(im.During.P99))
 		im.Threshold, im.SlowShare, im.Recovery, im.UnavailableS = recovery(seconds, from, firstFault, im.Start, next)
 		im.UnavailableMS = int64(im.UnavailableS) * 1000
+		im.Shares = shares(r.Traffic, [3]span{{from, firstFault}, {im.Start, duringEnd}, {duringEnd, next}})
 		out = append(out, im)
 	}
 	return out

@@ -26,6 +26,9 @@ type Run struct {
 	// Timeline is the per-operation timeline of a run with faults (nil
 	// otherwise): RunImpacts computes unavailability and recovery from it.
 	Timeline []results.TimedOp
+	// Traffic is what each node's client proxy forwarded, per second, in a
+	// run with faults (share.go).
+	Traffic []results.NodeTraffic
 	// Summary is the phase the tables show (see ShownPhase); nil without
 	// phases. SummaryNote says why it is not a measure phase, if it is not.
 	Summary     *measure.Summary
@@ -103,6 +106,9 @@ func ReadRuns(ctx context.Context, store *results.Store, ids []int64) ([]Run, er
 		}
 		if hasFaults(d) {
 			if r.Timeline, err = store.Timeline(ctx, id); err != nil {
+				return nil, err
+			}
+			if r.Traffic, err = store.NodeTraffic(ctx, id); err != nil {
 				return nil, err
 			}
 		}

@@ -175,6 +175,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 	}
 	stopSampling := sampleNodes(wctx, store, runID, nodes, obs.fail)
+	stopTraffic := sampleTraffic(wctx, store, runID, nw, obs.fail)
 	stopFaults := func() {}
 	if len(p.Faults) > 0 && c != nil {
 		in := newInjector(p.Faults, c, nw, obs.Event)
@@ -206,6 +207,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 	}
 	stopSampling()
+	stopTraffic()
 	storeErr := obs.close()
 	for _, sum := range sums {
 		if err := store.AddPhase(wctx, runID, sum); err != nil {

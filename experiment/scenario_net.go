@@ -349,19 +349,25 @@ func routed(faults []Injection) bool {
 	return false
 }
 
-// upRouted stands the plan's cluster up like up, with its traffic through
-// proxies when a fault needs them; the driver's properties then name the
+// upRouted stands the plan's cluster up like up, with its client traffic
+// through proxies when the plan has faults (and peer traffic too when a
+// network fault needs it); the driver's properties then name the
 // client proxies. The returned network (nil when not routed) is closed by
 // the caller after the cluster is down.
 func (p *Plan) upRouted(ctx context.Context, h Hooks) (*cluster.Cluster, *network, error) {
-	if !routed(p.Faults) {
+	if len(p.Faults) == 0 {
 		c, err := p.up(ctx, h)
 		return c, nil, err
 	}
+	// Any fault: the driver goes through a client proxy per node, which
+	// counts what each node served (traffic.go); network faults also route
+	// the peer traffic the recipe can.
 	nw := newNetwork(p.Config.Seed)
 	orig := p.Cluster.Recipe
-	r, _ := cluster.WithAdvertiser(orig, nw)
-	p.Cluster.Recipe = r
+	if routed(p.Faults) {
+		r, _ := cluster.WithAdvertiser(orig, nw)
+		p.Cluster.Recipe = r
+	}
 	c, err := p.up(ctx, h)
 	p.Cluster.Recipe = orig
 	if err != nil {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/format"
@@ -39,8 +40,27 @@ func Impacts(w io.Writer, ims []analysis.Impact) error {
 	ew.table(t, "  ")
 	for _, im := range ims {
 		ew.printf("  %s: %s (%s)\n", im.Fault, im.Detail, im.Outcome)
+		if sh := ShareLine(im); sh != "" {
+			ew.printf("    client traffic by node, before → during → after: %s\n", sh)
+		}
 	}
 	return ew.err
+}
+
+// ShareLine is each node's share of the client traffic before → during →
+// after the fault ("etcd1 33% → 50% → 50%, …"); "" without shares.
+func ShareLine(im analysis.Impact) string {
+	pct := func(v float64) string {
+		if v < 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.0f%%", v)
+	}
+	var parts []string
+	for _, s := range im.Shares {
+		parts = append(parts, fmt.Sprintf("%s %s → %s → %s", s.Node, pct(s.Baseline), pct(s.During), pct(s.After)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // unavailable is the time without a successful operation: in ms from the

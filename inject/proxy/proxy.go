@@ -102,6 +102,8 @@ type Proxy struct {
 	rnd    *rand.Rand     // under mu
 
 	accepted atomic.Int64
+	// bytes forwarded: up from the clients to the target, down back
+	bytesUp, bytesDown atomic.Int64
 }
 
 // Listen starts a proxy on 127.0.0.1 (a free port) that forwards to target
@@ -127,6 +129,12 @@ func ListenWith(target string, o Options) (*Proxy, error) {
 	p.wg.Add(1)
 	go p.accept(ln)
 	return p, nil
+}
+
+// Traffic is what the proxy has forwarded since it started: bytes from its
+// clients to the target (up) and back (down), and connections accepted.
+func (p *Proxy) Traffic() (up, down, conns int64) {
+	return p.bytesUp.Load(), p.bytesDown.Load(), p.accepted.Load()
 }
 
 // Addr is the "127.0.0.1:port" clients connect to; it stays the same after
@@ -374,8 +382,8 @@ func (p *Proxy) serve(client net.Conn) {
 		return
 	}
 	done := make(chan struct{})
-	go func() { p.pump(up, client, src, first); close(done) }()
-	p.pump(client, up, src, nil)
+	go func() { p.pump(up, client, src, first, &p.bytesUp); close(done) }()
+	p.pump(client, up, src, nil, &p.bytesDown)
 	<-done
 	p.untrack(client, up)
 }
@@ -390,7 +398,7 @@ type chunk struct {
 // toxics it is a plain copy; once a toxic applies, a reader goroutine
 // timestamps chunks and this goroutine releases them when due, so latency
 // is added without limiting throughput (unless a rate does).
-func (p *Proxy) pump(dst, src net.Conn, from string, first []byte) {
+func (p *Proxy) pump(dst, src net.Conn, from string, first []byte, count *atomic.Int64) {
 	q := make(chan chunk, 1024)
 	// Fast path while no toxic applies. The toxics are checked after every
 	// read, before the write, so Set takes effect on open connections from
@@ -407,6 +415,7 @@ func (p *Proxy) pump(dst, src net.Conn, from string, first []byte) {
 			n, err = src.Read(buf)
 		}
 		if n > 0 {
+			count.Add(int64(n))
 			if !p.effective(from).zero() {
 				q <- chunk{b: append([]byte(nil), buf[:n]...), at: time.Now()}
 				if err == nil {
@@ -431,6 +440,7 @@ func (p *Proxy) pump(dst, src net.Conn, from string, first []byte) {
 			buf := make([]byte, 32*1024)
 			n, err := src.Read(buf)
 			if n > 0 {
+				count.Add(int64(n))
 				q <- chunk{b: buf[:n], at: time.Now()}
 			}
 			if err != nil {
