@@ -178,7 +178,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	stopTraffic := sampleTraffic(wctx, store, runID, nw, obs.fail)
 	stopFaults := func() {}
 	if len(p.Faults) > 0 && c != nil {
-		in := newInjector(p.Faults, c, nw, obs.Event)
+		in := newInjector(p.Faults, c, nw, redactingEmit(p.Props, obs.Event))
 		in.seed = p.Config.Seed
 		obs.onMeasure = in.measureStarted
 		obs.then = tee{in: in, next: obs.then} // conditional triggers watch the seconds
