@@ -147,7 +147,7 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
-	if err := checkOverlaps(e, out, byName); err != nil {
+	if err := checkOverlaps(e, out, byName, namedOnly); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -311,12 +311,17 @@ func parseRate(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// checkOverlaps refuses faults on the same named target whose windows
-// overlap and that cannot both hold: two process faults (a node paused
-// while it is killed), two network faults of one kind on one link (the
-// first one's heal would undo the second), or anything on a node a kill
-// left down for the rest of the run.
-func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry) error {
+// checkOverlaps refuses faults on the same nodes whose windows overlap and
+// that cannot both hold: two process faults (a node paused while it is
+// killed), two network faults of one kind on one link (the first one's heal
+// would undo the second), or anything on a node a kill or a removal left
+// down for the rest of the run. nodesOf names the nodes a target hits (nil:
+// not known before the run, such as leader): named nodes, and with the
+// cluster's layout (checkPlannedOverlaps) static roles too. Two faults on
+// one role target (leader) are checked for the network case only: a role is
+// resolved when each fires, so a second fault on "leader" after a kill hits
+// the new leader.
+func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry, nodesOf func(string) []string) error {
 	end := func(in Injection) time.Duration {
 		if in.For == 0 && !inject.Network(in.Fault.Name()) && (in.Fault.Name() == "kill" || in.Fault.Name() == "stop" || in.Fault.Name() == "remove-node") {
 			return time.Duration(1<<63 - 1) // the node stays down
@@ -329,25 +334,33 @@ func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry
 	}
 	for i, a := range plan {
 		for _, b := range plan[i+1:] {
-			if b.At >= end(a) || a.Target != b.Target || len(a.Groups)+len(b.Groups) > 0 || a.Stable+b.Stable > 0 {
+			if b.At >= end(a) || len(a.Groups)+len(b.Groups) > 0 || a.Stable+b.Stable > 0 {
 				continue
 			}
 			if ea, eb := entryOf(a), entryOf(b); ea == eb {
 				continue
 			}
-			// A role (leader) is resolved when each fires: a second fault
-			// on "leader" after a kill hits the new leader.
-			named := !knownTargets[a.Target] && !strings.HasPrefix(a.Target, "all") && !strings.HasPrefix(a.Target, "random-")
+			common := firstCommon(nodesOf(a.Target), nodesOf(b.Target))
+			if common == "" && a.Target != b.Target {
+				continue
+			}
 			na, nb := inject.Network(a.Fault.Name()), inject.Network(b.Fault.Name())
 			pa, pb := processFault(a.Fault.Name()), processFault(b.Fault.Name())
+			on := common
+			if common != "" && (a.Target != common || b.Target != common) {
+				on = fmt.Sprintf("%s (the target of %s and of %s)", common, a.Target, b.Target)
+			}
 			why := ""
 			switch {
-			case end(a) == time.Duration(1<<63-1) && named:
-				why = fmt.Sprintf("%s is down for the rest of the run after %s", a.Target, a.Name)
-			case pa && pb && named:
-				why = fmt.Sprintf("%s is under %s (%s) then", a.Target, a.Name, a.Fault.Name())
+			case common != "" && end(a) == time.Duration(1<<63-1):
+				why = fmt.Sprintf("%s is down for the rest of the run after %s", on, a.Name)
+			case common != "" && pa && pb:
+				why = fmt.Sprintf("%s is under %s (%s) then", on, a.Name, a.Fault.Name())
 			case na && nb && a.Fault.Name() == b.Fault.Name() && a.Link == b.Link:
-				why = fmt.Sprintf("%s already has a %s on its %s link then (%s); the first heal would undo both", a.Target, a.Fault.Name(), a.Link, a.Name)
+				if common == "" {
+					on = a.Target
+				}
+				why = fmt.Sprintf("%s already has a %s on its %s link then (%s); the first heal would undo both", on, a.Fault.Name(), a.Link, a.Name)
 			}
 			if why != "" {
 				eb := entryOf(b)
@@ -356,6 +369,27 @@ func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry
 		}
 	}
 	return nil
+}
+
+// firstCommon is the first name in both lists, "" when none (or either is
+// nil).
+func firstCommon(a, b []string) string {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return x
+			}
+		}
+	}
+	return ""
+}
+
+// namedOnly knows the nodes of named targets only.
+func namedOnly(target string) []string {
+	if knownTargets[target] || strings.HasPrefix(target, "all") || strings.HasPrefix(target, "random-") || !looksLikeNode(target) {
+		return nil
+	}
+	return []string{target}
 }
 
 // processFault tells the faults that act on a node's process.
