@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -26,17 +27,17 @@ type Elastic interface {
 
 // ErrNotElastic is wrapped when a cluster's recipe cannot add or remove
 // nodes.
-var ErrNotElastic = fmt.Errorf("the recipe cannot add or remove nodes")
+var ErrNotElastic = errors.New("the recipe cannot add or remove nodes")
 
 var trailingNumber = regexp.MustCompile(`^(.*?)([0-9]+)$`)
 
 // nextName is the name of a new node of role: the recipe's prefix for it
 // (from the nodes of that role: etcd1 → etcd, redis-replica1 →
-// redis-replica) with a number no node ever had (a removed node's data dir
+// redis-replica; SYSTEM-ROLE when there is none) with a number no node ever had (a removed node's data dir
 // is not reused).
 func (c *Cluster) nextName(role string) string {
 	all := append(append([]*proc(nil), c.procs...), c.removed...)
-	prefix, top := role, 0
+	prefix, top := c.system+"-"+role, 0
 	for _, p := range all {
 		if m := trailingNumber.FindStringSubmatch(p.spec.Name); m != nil && p.spec.Role == role {
 			prefix = m[1]

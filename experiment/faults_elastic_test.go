@@ -2,10 +2,17 @@ package experiment
 
 import (
 	"context"
+	"errors"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/dbrig/dbrig/cluster"
 
 	"github.com/dbrig/dbrig/inject"
 	"github.com/dbrig/dbrig/run"
@@ -83,5 +90,61 @@ func TestEtcdAddRemoveNode(t *testing.T) {
 	}
 	if links, err := nw.links("etcd4", "peer"); err != nil || len(links) != 3 {
 		t.Errorf("etcd4's peer links %v, %v: want its own and one from each of the 2 others", links, err)
+	}
+}
+
+// TestRedisAddRemoveReplica: add-node on a Redis primary + replica that
+// dbrig started adds redis-replica2, replicating the primary; remove-node
+// stops redis-replica1, which the primary then no longer lists.
+func TestRedisAddRemoveReplica(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := cluster.Up(ctx, cluster.Redis{Replicas: 1}, cluster.Options{})
+	var missing *cluster.BinaryMissingError
+	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Down(context.Background())
+	m := membersOf{c: c, mu: &sync.Mutex{}}
+	added, err := m.AddNode(ctx, "replica")
+	if err != nil || !strings.HasPrefix(added, "redis-replica2 (pid ") {
+		t.Fatalf("add-node: %q, %v", added, err)
+	}
+	slaves := func() string {
+		cli := goredis.NewClient(&goredis.Options{Addr: c.Addrs("primary")[0]})
+		defer cli.Close()
+		info, err := cli.Info(ctx, "replication").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(info, "\n") {
+			if strings.HasPrefix(l, "connected_slaves:") {
+				return strings.TrimSpace(l)
+			}
+		}
+		return ""
+	}
+	if got := slaves(); got != "connected_slaves:2" {
+		t.Errorf("after add-node the primary has %q, want 2 replicas", got)
+	}
+	if err := m.RemoveNode(ctx, "redis-replica1"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for slaves() != "connected_slaves:1" && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := slaves(); got != "connected_slaves:1" {
+		t.Errorf("after remove-node the primary has %q, want 1 replica", got)
+	}
+	var names []string
+	for _, n := range c.Nodes() {
+		names = append(names, n.Name)
+	}
+	if strings.Join(names, ",") != "redis-primary,redis-replica2" {
+		t.Errorf("nodes %v", names)
 	}
 }

@@ -12,13 +12,15 @@ import (
 
 // Elasticity faults: add-node (target: the role of the node to add) and
 // remove-node (target: the node(s) to take out, by name or role), on the
-// recipes whose clusters can change size while they run (cluster.Elastic).
+// recipes whose clusters can change size while they run (cluster.Elastic):
+// etcd (member add/remove) and Redis (a replica of the primary; a removed
+// node is stopped).
 // Both are instantaneous: the cluster keeps its new size for the rest of
 // the run.
 
 // growRoles are, per recipe, the roles add-node can add; a recipe listed
 // can also remove nodes.
-var growRoles = map[string][]string{"etcd": {"member"}}
+var growRoles = map[string][]string{"etcd": {"member"}, "redis": {"replica"}}
 
 func elasticFault(kind string) bool { return kind == "add-node" || kind == "remove-node" }
 
@@ -26,7 +28,7 @@ func elasticFault(kind string) bool { return kind == "add-node" || kind == "remo
 func checkElastic(kind, target, recipe string, hasFor bool, bad func(key, format string, args ...any) error) error {
 	roles, ok := growRoles[recipe]
 	if !ok {
-		return bad("fault", "the %s recipe cannot add or remove nodes while it runs (etcd can: members)", recipe)
+		return bad("fault", "the %s recipe cannot add or remove nodes while it runs (etcd can: members; redis: replicas)", recipe)
 	}
 	if hasFor {
 		return bad("for", "%s is instantaneous: the cluster keeps its new size; leave for out", kind)
