@@ -158,6 +158,16 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 	primary.Ready = func(ctx context.Context) error { return pgQuery(ctx, superURL(pport), "SELECT 1") }
 	stages := []Stage{{Name: "primary", Nodes: []*NodeSpec{primary},
 		Ready: func(ctx context.Context) error { return pgSetupRole(ctx, superURL(pport), pw, p.databases()) }}}
+	// Where each replica reaches its primary (its primary_conninfo).
+	upstream := map[string][2]string{}
+	for i := 1; i <= p.Replicas; i++ {
+		name := fmt.Sprintf("pg-replica%d", i)
+		host, port, err := p.upstream(name, pport)
+		if err != nil {
+			return nil, err
+		}
+		upstream[name] = [2]string{host, port}
+	}
 	if p.Replicas > 0 {
 		st := Stage{Name: "replicas"}
 		for i := 1; i <= p.Replicas; i++ {
@@ -168,15 +178,11 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 			// The password goes by the environment, not the command line
 			// (where ps and the node's log would show it).
 			rep.Env = []string{"PGPASSWORD=" + pw}
-			upHost, upPort, err := p.upstream(rep.Name, pport)
-			if err != nil {
-				return nil, err
-			}
 			rep.Setup = func(ctx context.Context, run RunFunc) error {
 				// -R writes primary_conninfo (with the password) and standby.signal.
 				return run(ctx, bins["pg_basebackup"], "-D", filepath.Join(rep.DataDir, "data"),
 					"-R", "-X", "stream", "-c", "fast", "--no-sync",
-					"-d", fmt.Sprintf("host=%s port=%s user=postgres", upHost, upPort))
+					"-d", "host="+upstream[rep.Name][0]+" port="+upstream[rep.Name][1]+" user=postgres")
 			}
 			rep.Ready = func(ctx context.Context) error {
 				return pgReplicaStreaming(ctx, superURL(rep.Ports["client"]), superURL(pport), rep.Name)
