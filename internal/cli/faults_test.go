@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,23 +36,48 @@ verify: true
 		}
 		return f
 	}
-	for _, tc := range []struct {
-		name, scenario string
-		code           int
-		says           string
-	}{
-		{"calm", "", 0, "lost writes (verify): none lost"},
-		{"restart without persistence", "scenario:\n  - {name: wipe, fault: restart, mode: kill, target: redis-primary, at: 1s, for: 300ms}\n", 3, "LOST"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			store := filepath.Join(t.TempDir(), "r.db")
-			code, out, errOut := dbrig(t, context.Background(), "bench", file(tc.name, tc.scenario), "--store", store, "--quiet")
-			if code != tc.code || !strings.Contains(out+errOut, tc.says) {
-				t.Fatalf("exit %d (want %d), output without %q:\n%s%s", code, tc.code, tc.says, out, errOut)
-			}
-			t.Logf("exit %d: %s", code, lineWith(out+errOut, "lost writes"))
-		})
-	}
+	t.Run("calm", func(t *testing.T) {
+		store := filepath.Join(t.TempDir(), "r.db")
+		code, out, errOut := dbrig(t, context.Background(), "bench", file("calm", ""), "--store", store, "--quiet")
+		if code != 0 || !strings.Contains(out+errOut, "lost writes (verify): none lost") {
+			t.Fatalf("exit %d (want 0), output without \"none lost\":\n%s%s", code, out, errOut)
+		}
+		t.Logf("exit %d: %s", code, lineWith(out+errOut, "lost writes"))
+	})
+	// The kill and restart: exit 3, the lost writes and the impact in
+	// --json, with the one node's share of the client traffic.
+	t.Run("restart without persistence", func(t *testing.T) {
+		store := filepath.Join(t.TempDir(), "r.db")
+		code, out, errOut := dbrig(t, context.Background(), "bench",
+			file("wipe", "scenario:\n  - {name: wipe, fault: restart, mode: kill, target: redis-primary, at: 1s, for: 300ms}\n"),
+			"--store", store, "--quiet", "--json")
+		var doc struct {
+			Runs []struct {
+				LostWrites *struct {
+					InsertsAcked int64 `json:"inserts_acked"`
+					LostInserts  int64 `json:"lost_inserts"`
+				} `json:"lost_writes"`
+			} `json:"runs"`
+			Impacts []struct {
+				Fault     string `json:"fault"`
+				NodeShare []struct {
+					Node     string  `json:"node"`
+					Baseline float64 `json:"baseline_pct"`
+				} `json:"node_share"`
+			} `json:"impacts"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("exit %d, JSON: %v\n%s%s", code, err, out, errOut)
+		}
+		if code != 3 || len(doc.Runs) != 1 || doc.Runs[0].LostWrites == nil || doc.Runs[0].LostWrites.LostInserts == 0 {
+			t.Fatalf("exit %d (want 3), runs %+v\n%s", code, doc.Runs, errOut)
+		}
+		lw := doc.Runs[0].LostWrites
+		t.Logf("exit %d: %d of %d acknowledged inserts lost", code, lw.LostInserts, lw.InsertsAcked)
+		if len(doc.Impacts) != 1 || len(doc.Impacts[0].NodeShare) != 1 || doc.Impacts[0].NodeShare[0].Node != "redis-primary" || doc.Impacts[0].NodeShare[0].Baseline != 100 {
+			t.Errorf("impacts %+v: want the wipe's, redis-primary serving all the client traffic before it", doc.Impacts)
+		}
+	})
 }
 
 func lineWith(s, sub string) string {
