@@ -54,6 +54,9 @@ type Impact struct {
 	// Shares are the nodes' shares of the client traffic in each window
 	// (share.go); nil when the run stored none.
 	Shares []NodeShare
+	// Lags are the replicas' replication lag around the fault
+	// (replication.go); nil when the run sampled none.
+	Lags []ReplicaLag
 }
 
 // RunImpacts is Impacts refined by the run's per-operation timeline when
@@ -149,6 +152,7 @@ func Impacts(r Run) []Impact {
 		im.Threshold, im.SlowShare, im.Recovery, im.UnavailableS = recovery(seconds, from, firstFault, im.Start, next)
 		im.UnavailableMS = int64(im.UnavailableS) * 1000
 		im.Shares = shares(r.Traffic, [3]span{{from, firstFault}, {im.Start, duringEnd}, {duringEnd, next}})
+		im.Lags = replicaLags(r.Gauges, from, firstFault, im.Start, im.End, next)
 		out = append(out, im)
 	}
 	return out

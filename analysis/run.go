@@ -29,6 +29,9 @@ type Run struct {
 	// Traffic is what each node's client proxy forwarded, per second, in a
 	// run with faults (share.go).
 	Traffic []results.NodeTraffic
+	// Gauges are figures sampled from the system in a run with faults
+	// (PostgreSQL replicas' lag; replication.go).
+	Gauges []results.Gauge
 	// Summary is the phase the tables show (see ShownPhase); nil without
 	// phases. SummaryNote says why it is not a measure phase, if it is not.
 	Summary     *measure.Summary
@@ -109,6 +112,9 @@ func ReadRuns(ctx context.Context, store *results.Store, ids []int64) ([]Run, er
 				return nil, err
 			}
 			if r.Traffic, err = store.NodeTraffic(ctx, id); err != nil {
+				return nil, err
+			}
+			if r.Gauges, err = store.Gauges(ctx, id); err != nil {
 				return nil, err
 			}
 		}

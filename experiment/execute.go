@@ -176,6 +176,10 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	stopSampling := sampleNodes(wctx, store, runID, nodes, obs.fail)
 	stopTraffic := sampleTraffic(wctx, store, runID, nw, obs.fail)
+	stopGauges := func() {}
+	if len(p.Faults) > 0 {
+		stopGauges = sampleReplication(wctx, store, runID, nodes, obs.fail)
+	}
 	stopFaults := func() {}
 	if len(p.Faults) > 0 && c != nil {
 		in := newInjector(p.Faults, c, nw, redactingEmit(p.Props, obs.Event))
@@ -208,6 +212,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	stopSampling()
 	stopTraffic()
+	stopGauges()
 	storeErr := obs.close()
 	for _, sum := range sums {
 		if err := store.AddPhase(wctx, runID, sum); err != nil {

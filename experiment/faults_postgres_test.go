@@ -145,6 +145,16 @@ scenario:
 	if catchUp > 5*time.Second {
 		t.Errorf("catch-up %v, want within a few retry intervals (500 ms)", catchUp)
 	}
+	// dbrig sampled the lag itself (node_gauges): the impact says how far
+	// the replica fell behind and when it was back within its normal lag.
+	if len(out.Impacts) != 1 || len(out.Impacts[0].Lags) != 1 {
+		t.Fatalf("impacts %+v: want the partition's, with pg-replica1's lag", out.Impacts)
+	}
+	l := out.Impacts[0].Lags[0]
+	t.Logf("dbrig's own samples: %s normal lag %.0f bytes, at most %.0f, back within normal %v after the heal", l.Node, l.Normal, l.Max, l.CaughtUp)
+	if l.Node != "pg-replica1" || l.Max < float64(lagAtHeal)/2 || l.CaughtUp == nil || *l.CaughtUp > 5*time.Second {
+		t.Errorf("lag %+v (caught up %v): want about %d bytes at most, caught up within seconds", l, l.CaughtUp, lagAtHeal)
+	}
 }
 
 // catchUpAfter reads LSN samples: the replica's lag behind the primary at

@@ -137,6 +137,7 @@ type impactRow struct {
 	TputBefore, TputDuring, Change string
 	Unavailable, Recovery          string
 	Shares                         string // client traffic by node (ShareLine)
+	Lags                           string // replication lag (LagLine)
 }
 
 type sumRow struct {
@@ -234,7 +235,7 @@ func runViewOf(rd analysis.Run) runView {
 		rv.Impacts = append(rv.Impacts, impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
 			Before: format.MicrosInt(im.Baseline.P99), During: format.MicrosInt(im.During.P99), After: format.MicrosInt(im.After.P99),
 			TputBefore: format.Rate(im.Baseline.Throughput), TputDuring: format.Rate(im.During.Throughput),
-			Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: unavailable(im), Recovery: rec, Shares: ShareLine(im)})
+			Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: unavailable(im), Recovery: rec, Shares: ShareLine(im), Lags: LagLine(im)})
 	}
 	rv.Label = fmt.Sprintf("#%d %s", d.ID, d.System)
 	if d.Name != "" {

@@ -43,6 +43,9 @@ func Impacts(w io.Writer, ims []analysis.Impact) error {
 		if sh := ShareLine(im); sh != "" {
 			ew.printf("    client traffic by node, before → during → after: %s\n", sh)
 		}
+		if l := LagLine(im); l != "" {
+			ew.printf("    replication lag: %s\n", l)
+		}
 	}
 	return ew.err
 }
@@ -70,4 +73,20 @@ func unavailable(im analysis.Impact) string {
 		return format.MicrosInt(im.UnavailableMS * 1000)
 	}
 	return format.Int(int64(im.UnavailableS)) + " s"
+}
+
+// LagLine is each replica's replication lag around the fault ("pg-replica1
+// at most 448 KiB (normal 12 KiB), back within normal 92 ms after the
+// heal"); "" without samples.
+func LagLine(im analysis.Impact) string {
+	kib := func(b float64) string { return format.Int(int64(b+512)/1024) + " KiB" }
+	var parts []string
+	for _, l := range im.Lags {
+		back := "not back within normal before the window ended"
+		if l.CaughtUp != nil {
+			back = "back within normal " + format.MicrosInt(l.CaughtUp.Microseconds()) + " after the fault ended"
+		}
+		parts = append(parts, fmt.Sprintf("%s at most %s (normal %s), %s", l.Node, kib(l.Max), kib(l.Normal), back))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -42,3 +42,26 @@ func TestNodeTraffic(t *testing.T) {
 		}
 	})
 }
+
+func TestGauges(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		id := newTestRun(t, s)
+		d, err := s.Run(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := func(ms int) time.Time { return d.Start.Add(time.Duration(ms)*time.Millisecond + 500*time.Microsecond) }
+		in := []Gauge{{Node: "pg-replica1", Name: "replay_lag_bytes", Time: at(200), Value: 459128},
+			{Node: "pg-replica1", Name: "replay_lag_bytes", Time: at(0), Value: 0.5}}
+		if err := s.AddGauges(ctx, id, in); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Gauges(ctx, id)
+		want := []Gauge{{Node: "pg-replica1", Name: "replay_lag_bytes", Value: 0.5},
+			{Node: "pg-replica1", Name: "replay_lag_bytes", T: 200 * time.Millisecond, Value: 459128}}
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("got %+v, %v\nwant %+v", got, err, want)
+		}
+	})
+}

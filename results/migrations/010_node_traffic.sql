@@ -10,3 +10,15 @@ CREATE TABLE node_traffic (
     conns      BIGINT NOT NULL  -- connections opened over the last second
 );
 CREATE INDEX node_traffic_run ON node_traffic (run_id, t_ms);
+
+-- Gauges dbrig samples from the system during a run with faults, several
+-- times a second: replay_lag_bytes of each PostgreSQL replica (the
+-- primary's WAL position minus the replica's replay position).
+CREATE TABLE node_gauges (
+    run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    node   TEXT   NOT NULL,
+    t_ms   BIGINT NOT NULL, -- since the run's start
+    name   TEXT   NOT NULL,
+    value  DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX node_gauges_run ON node_gauges (run_id, t_ms);
