@@ -41,3 +41,27 @@ func TestScenarioElasticBadInput(t *testing.T) {
 		t.Errorf("hazelcast remove-node: %v", err)
 	}
 }
+
+// add-node, remove-node and random targets go into the stored plan and come
+// back from it as they were (a --replay runs them again; a random target
+// picks the same nodes with the same seed).
+func TestElasticRandomPlanRoundTrip(t *testing.T) {
+	e, _ := scenarioFile(t, `
+  - {name: grow, fault: add-node, target: member, at: 1s}
+  - {name: shrink, fault: remove-node, target: random-follower, at: 8s}
+  - {name: nap, fault: pause, target: random-2-member, at: 12s, for: 1s}`)
+	plan, err := scenarioPlan(e, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := planOf(storedPlan(plan), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range plan {
+		a, b := plan[i], back[i]
+		if a.Name != b.Name || a.Target != b.Target || a.At != b.At || a.For != b.For || a.Fault != b.Fault {
+			t.Errorf("%d: stored and read back %+v, want %+v", i, b, a)
+		}
+	}
+}
