@@ -151,7 +151,7 @@ func Impacts(r Run) []Impact {
 		im.P99ChangePct = changePct(float64(im.Baseline.P99), float64(im.During.P99))
 		im.Threshold, im.SlowShare, im.Recovery, im.UnavailableS = recovery(seconds, from, firstFault, im.Start, next)
 		im.UnavailableMS = int64(im.UnavailableS) * 1000
-		im.Shares = shares(r.Traffic, [3]span{{from, firstFault}, {im.Start, duringEnd}, {duringEnd, next}})
+		im.Shares = shares(dataTraffic(r.Traffic, r.Nodes), [3]span{{from, firstFault}, {im.Start, duringEnd}, {duringEnd, next}})
 		im.Lags = replicaLags(r.Gauges, from, firstFault, im.Start, im.End, next)
 		out = append(out, im)
 	}

@@ -19,6 +19,29 @@ type NodeShare struct {
 	Baseline, During, After float64 // % of the window's bytes
 }
 
+// dataTraffic is the traffic of the nodes that serve the data: a Sentinel
+// only tells the driver where the primary is (and the driver then reaches
+// the primary directly, not through the proxies), so its bytes are no share
+// of the load.
+func dataTraffic(traffic []results.NodeTraffic, nodes []results.Node) []results.NodeTraffic {
+	skip := map[string]bool{}
+	for _, n := range nodes {
+		if n.Role == "sentinel" {
+			skip[n.Name] = true
+		}
+	}
+	if len(skip) == 0 {
+		return traffic
+	}
+	var out []results.NodeTraffic
+	for _, t := range traffic {
+		if !skip[t.Node] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // shares computes the nodes' shares in an impact's three windows (baseline,
 // fault, after) from the
 // per-second samples (a sample at T covers the second ending at T, and
@@ -26,6 +49,13 @@ type NodeShare struct {
 func shares(traffic []results.NodeTraffic, wins [3]span) []NodeShare {
 	if len(traffic) == 0 {
 		return nil
+	}
+	var all int64
+	for _, s := range traffic {
+		all += s.BytesUp + s.BytesDown
+	}
+	if all == 0 {
+		return nil // nothing went through the proxies: no share to tell
 	}
 	bytes := map[string]*[3]int64{}
 	var total [3]int64

@@ -35,11 +35,28 @@ func TestShares(t *testing.T) {
 		}
 	}
 	// A window without any traffic: −1, not a division by zero.
-	none := shares([]results.NodeTraffic{s("a", 1, 0, 0)}, [3]span{{0, 2 * time.Second}, {2 * time.Second, 3 * time.Second}, {3 * time.Second, 4 * time.Second}})
-	if len(none) != 1 || none[0].Baseline != -1 || none[0].During != -1 {
+	none := shares([]results.NodeTraffic{s("a", 1, 0, 0), s("a", 4, 10, 0)}, [3]span{{0, 2 * time.Second}, {2 * time.Second, 3 * time.Second}, {3 * time.Second, 4 * time.Second}})
+	if len(none) != 1 || none[0].Baseline != -1 || none[0].During != -1 || none[0].After != 100 {
 		t.Errorf("no traffic: %+v", none)
 	}
 	if shares(nil, [3]span{}) != nil {
 		t.Error("no samples: want nil")
+	}
+}
+
+// Sentinels' bytes are no share of the load; with only those, or no bytes
+// at all, there is no share to tell.
+func TestDataTraffic(t *testing.T) {
+	traffic := []results.NodeTraffic{{Node: "redis-primary", T: time.Second}, {Node: "sentinel1", T: time.Second, BytesUp: 500, BytesDown: 900}}
+	nodes := []results.Node{{Name: "redis-primary", Role: "primary"}, {Name: "sentinel1", Role: "sentinel"}}
+	data := dataTraffic(traffic, nodes)
+	if len(data) != 1 || data[0].Node != "redis-primary" {
+		t.Fatalf("data traffic %+v", data)
+	}
+	if got := shares(data, [3]span{{0, 2 * time.Second}, {2 * time.Second, 3 * time.Second}, {3 * time.Second, 4 * time.Second}}); got != nil {
+		t.Errorf("shares of no bytes: %+v, want none", got)
+	}
+	if got := dataTraffic(traffic, nil); len(got) != 2 {
+		t.Errorf("without node roles: %+v", got)
 	}
 }
