@@ -175,7 +175,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 	}
 	stopSampling := sampleNodes(wctx, store, runID, nodes, obs.fail)
-	stopTraffic := sampleTraffic(wctx, store, runID, nw, obs.fail)
+	stopTraffic := sampleTraffic(wctx, store, runID, nw, nodes, obs.fail)
 	stopGauges := func() {}
 	if len(p.Faults) > 0 {
 		stopGauges = sampleReplication(wctx, store, runID, nodes, obs.fail)

@@ -61,6 +61,9 @@ scenario:
 	t.Logf("kill at %v: baseline %.0f ops/s; during %.0f ops/s, %d errors; after %.0f ops/s, %d errors; unavailable %d ms; recovery %v; p99 %d → %d → %d µs",
 		im.Start, im.Baseline.Throughput, im.During.Throughput, im.During.Errors, im.After.Throughput, im.After.Errors,
 		im.UnavailableMS, im.Recovery, im.Baseline.P99, im.During.P99, im.After.P99)
+	if im.Shares != nil {
+		t.Errorf("shares %+v: the smart client bypasses the proxies, no share is true", im.Shares)
+	}
 	if im.After.Throughput < 80 {
 		t.Errorf("after the kill %.0f ops/s, want about the offered 100: operations did not continue", im.After.Throughput)
 	}

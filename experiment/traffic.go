@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -17,6 +18,17 @@ import (
 // that reaches nodes the proxies do not front (Redis through Sentinel
 // reaches the primary directly; Hazelcast's smart client connects to the
 // member addresses the cluster announces) shows only what went through.
+
+// bypassesProxies tells the clusters whose driver reaches nodes that
+// dbrig's client proxies do not front.
+func bypassesProxies(nodes []cluster.Node) bool {
+	for _, n := range nodes {
+		if n.Role == "sentinel" || n.System == "hazelcast" {
+			return true
+		}
+	}
+	return false
+}
 
 // trafficCounts are the counters of every client proxy now.
 func (n *network) trafficCounts() map[string][3]int64 {
@@ -32,8 +44,8 @@ func (n *network) trafficCounts() map[string][3]int64 {
 
 // sampleTraffic stores the client proxies' traffic once a second until
 // stopped (one last sample then).
-func sampleTraffic(ctx context.Context, store *results.Store, runID int64, nw *network, fail func(error)) (stop func()) {
-	if nw == nil {
+func sampleTraffic(ctx context.Context, store *results.Store, runID int64, nw *network, nodes []cluster.Node, fail func(error)) (stop func()) {
+	if nw == nil || bypassesProxies(nodes) {
 		return func() {}
 	}
 	prev := nw.trafficCounts()
