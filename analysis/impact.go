@@ -51,6 +51,34 @@ type Impact struct {
 	// and UnavailableMS is UnavailableS in ms.
 	Precise       bool
 	UnavailableMS int64
+	// Shares are the nodes' shares of the client traffic in each window
+	// (share.go); nil when the run stored none.
+	Shares []NodeShare
+	// Lags are the replicas' replication lag around the fault
+	// (replication.go); nil when the run sampled none.
+	Lags []ReplicaLag
+}
+
+// RunImpacts is Impacts refined by the run's per-operation timeline when
+// it has one (Precise: unavailable time in ms, recovery per operation),
+// as dbrig bench computed and stored them: what reports and the dashboard
+// show.
+func RunImpacts(r Run) []Impact {
+	ims := Impacts(r)
+	if len(r.Timeline) > 0 {
+		ims = Precise(ims, r.Timeline)
+	}
+	return ims
+}
+
+// hasFaults tells whether a stored run had faults injected.
+func hasFaults(d *results.RunDetail) bool {
+	for _, e := range d.Events {
+		if e.Kind == "fault" || e.Kind == "fault_start" {
+			return true
+		}
+	}
+	return false
 }
 
 // Recovery rule parameters.
@@ -123,6 +151,8 @@ func Impacts(r Run) []Impact {
 		im.P99ChangePct = changePct(float64(im.Baseline.P99), float64(im.During.P99))
 		im.Threshold, im.SlowShare, im.Recovery, im.UnavailableS = recovery(seconds, from, firstFault, im.Start, next)
 		im.UnavailableMS = int64(im.UnavailableS) * 1000
+		im.Shares = shares(dataTraffic(r.Traffic, r.Nodes), [3]span{{from, firstFault}, {im.Start, duringEnd}, {duringEnd, next}})
+		im.Lags = replicaLags(r.Gauges, from, firstFault, im.Start, im.End, next)
 		out = append(out, im)
 	}
 	return out

@@ -23,6 +23,15 @@ type Run struct {
 	Nodes     []results.Node      // the local cluster's nodes, if dbrig started one
 	Metrics   []results.Metric    // per-second samples of the nodes and dbrig
 	Headline  []results.RunMetric // the workload's headline metrics (tpmC), if any
+	// Timeline is the per-operation timeline of a run with faults (nil
+	// otherwise): RunImpacts computes unavailability and recovery from it.
+	Timeline []results.TimedOp
+	// Traffic is what each node's client proxy forwarded, per second, in a
+	// run with faults (share.go).
+	Traffic []results.NodeTraffic
+	// Gauges are figures sampled from the system in a run with faults
+	// (PostgreSQL replicas' lag; replication.go).
+	Gauges []results.Gauge
 	// Summary is the phase the tables show (see ShownPhase); nil without
 	// phases. SummaryNote says why it is not a measure phase, if it is not.
 	Summary     *measure.Summary
@@ -97,6 +106,17 @@ func ReadRuns(ctx context.Context, store *results.Store, ids []int64) ([]Run, er
 		}
 		if r.Headline, err = store.RunMetrics(ctx, id); err != nil {
 			return nil, err
+		}
+		if hasFaults(d) {
+			if r.Timeline, err = store.Timeline(ctx, id); err != nil {
+				return nil, err
+			}
+			if r.Traffic, err = store.NodeTraffic(ctx, id); err != nil {
+				return nil, err
+			}
+			if r.Gauges, err = store.Gauges(ctx, id); err != nil {
+				return nil, err
+			}
 		}
 		runs = append(runs, r)
 	}

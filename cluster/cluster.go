@@ -99,6 +99,7 @@ type Cluster struct {
 
 	mu      sync.Mutex
 	procs   []*proc // started, in start order
+	removed []*proc // taken out by RemoveNode (elastic.go): their dirs go at Down
 	props   map[string]string
 	closing bool // Down began: start nothing more
 
@@ -432,7 +433,10 @@ func (c *Cluster) Down(ctx context.Context) error {
 		if c.spawner != nil {
 			c.spawner.close()
 		}
-		errs = append(errs, c.removeDirs(procs))
+		c.mu.Lock()
+		removed := append([]*proc(nil), c.removed...)
+		c.mu.Unlock()
+		errs = append(errs, c.removeDirs(append(procs, removed...)))
 		if c.opts.StateFile != "" {
 			if err := os.Remove(c.opts.StateFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -33,6 +34,11 @@ type Postgres struct {
 	// dbrig_results for the results store's tests). Names: lower-case
 	// letters, digits and '_', not starting with a digit.
 	Databases []string
+	// Advertise, if set, routes each replica's replication connection
+	// through an address it gives: Advertise(replica, "upstream", primary)
+	// (a fault proxy of its own in front of the primary), written into the
+	// replica's primary_conninfo, so a replica can be cut from its primary.
+	Advertise Advertiser
 }
 
 // ValidDatabaseName says whether name can be a database of a recipe:
@@ -152,6 +158,16 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 	primary.Ready = func(ctx context.Context) error { return pgQuery(ctx, superURL(pport), "SELECT 1") }
 	stages := []Stage{{Name: "primary", Nodes: []*NodeSpec{primary},
 		Ready: func(ctx context.Context) error { return pgSetupRole(ctx, superURL(pport), pw, p.databases()) }}}
+	// Where each replica reaches its primary (its primary_conninfo).
+	upstream := map[string][2]string{}
+	for i := 1; i <= p.Replicas; i++ {
+		name := fmt.Sprintf("pg-replica%d", i)
+		host, port, err := p.upstream(name, pport)
+		if err != nil {
+			return nil, err
+		}
+		upstream[name] = [2]string{host, port}
+	}
 	if p.Replicas > 0 {
 		st := Stage{Name: "replicas"}
 		for i := 1; i <= p.Replicas; i++ {
@@ -167,7 +183,7 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 				// -R writes primary_conninfo (with the password) and standby.signal.
 				return run(ctx, bins["pg_basebackup"], "-D", filepath.Join(rep.DataDir, "data"),
 					"-R", "-X", "stream", "-c", "fast", "--no-sync",
-					"-d", fmt.Sprintf("host=%s port=%d user=postgres", loopback, pport))
+					"-d", "host="+upstream[rep.Name][0]+" port="+upstream[rep.Name][1]+" user=postgres")
 			}
 			rep.Ready = func(ctx context.Context) error {
 				return pgReplicaStreaming(ctx, superURL(rep.Ports["client"]), superURL(pport), rep.Name)
@@ -177,6 +193,22 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 		stages = append(stages, st)
 	}
 	return stages, nil
+}
+
+// upstream is the host and port a replica reaches its primary at: the
+// primary's own, or the address Advertise gives.
+func (p Postgres) upstream(replica string, pport int) (host, port string, err error) {
+	if p.Advertise == nil {
+		return loopback, strconv.Itoa(pport), nil
+	}
+	addr, err := p.Advertise.Advertise(replica, "upstream", hostPort(pport))
+	if err != nil {
+		return "", "", fmt.Errorf("cluster: postgres: route %s's replication: %w", replica, err)
+	}
+	if host, port, err = net.SplitHostPort(addr); err != nil {
+		return "", "", fmt.Errorf("cluster: postgres: route %s's replication: %w", replica, err)
+	}
+	return host, port, nil
 }
 
 func (Postgres) Props(nodes []Node) map[string]string {

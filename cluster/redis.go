@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -31,6 +32,9 @@ type Redis struct {
 	// files only (mode 0600, in 0700 node dirs), never onto a command line
 	// or into a log, and reaches drivers as the redis.password property.
 	Password string
+	// DownAfter is how long Sentinel waits for an unanswering primary
+	// before it starts a failover (down-after-milliseconds; default 5s).
+	DownAfter time.Duration
 }
 
 func (Redis) System() string { return "redis" }
@@ -40,6 +44,13 @@ func (r Redis) master() string {
 		return r.MasterName
 	}
 	return "mymaster"
+}
+
+func (r Redis) downAfter() time.Duration {
+	if r.DownAfter > 0 {
+		return r.DownAfter
+	}
+	return 5 * time.Second
 }
 
 func (r Redis) Layout(l *Layout) ([]Stage, error) {
@@ -111,7 +122,7 @@ func (r Redis) Layout(l *Layout) ([]Stage, error) {
 			// Sentinel rewrites its config file: it must be its own, writable.
 			lines := []string{
 				fmt.Sprintf("sentinel monitor %s %s %d %d", r.master(), loopback, pport, quorum),
-				fmt.Sprintf("sentinel down-after-milliseconds %s 5000", r.master()),
+				fmt.Sprintf("sentinel down-after-milliseconds %s %d", r.master(), r.downAfter().Milliseconds()),
 				fmt.Sprintf("sentinel failover-timeout %s 60000", r.master())}
 			if r.Password != "" {
 				lines = append(lines, fmt.Sprintf("sentinel auth-pass %s %s", r.master(), redisConfQuote(r.Password)))
@@ -133,17 +144,27 @@ func (r Redis) Layout(l *Layout) ([]Stage, error) {
 	return stages, nil
 }
 
+// Props point the driver at the primary; with sentinels, also at them, so
+// the driver follows a failover (redis.sentinels, redis.master).
 func (r Redis) Props(nodes []Node) map[string]string {
+	var m map[string]string
+	var sents []string
 	for _, n := range nodes {
-		if n.Role == "primary" {
-			m := map[string]string{"redis.addr": n.Addr}
+		switch n.Role {
+		case "primary":
+			m = map[string]string{"redis.addr": n.Addr}
 			if r.Password != "" {
 				m["redis.password"] = r.Password
 			}
-			return m
+		case "sentinel":
+			sents = append(sents, n.Addr)
 		}
 	}
-	return nil
+	if m != nil && len(sents) > 0 {
+		m["redis.sentinels"] = strings.Join(sents, ",")
+		m["redis.master"] = r.master()
+	}
+	return m
 }
 
 // redisConfQuote quotes s for redis.conf: in double quotes, with

@@ -175,9 +175,15 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 	}
 	stopSampling := sampleNodes(wctx, store, runID, nodes, obs.fail)
+	stopTraffic := sampleTraffic(wctx, store, runID, nw, nodes, obs.fail)
+	stopGauges := func() {}
+	if len(p.Faults) > 0 {
+		stopGauges = sampleReplication(wctx, store, runID, nodes, obs.fail)
+	}
 	stopFaults := func() {}
 	if len(p.Faults) > 0 && c != nil {
-		in := newInjector(p.Faults, c, nw, obs.Event)
+		in := newInjector(p.Faults, c, nw, redactingEmit(p.Props, obs.Event))
+		in.seed = p.Config.Seed
 		obs.onMeasure = in.measureStarted
 		obs.then = tee{in: in, next: obs.then} // conditional triggers watch the seconds
 		fctx, cancel := context.WithCancel(wctx)
@@ -205,6 +211,8 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 	}
 	stopSampling()
+	stopTraffic()
+	stopGauges()
 	storeErr := obs.close()
 	for _, sum := range sums {
 		if err := store.AddPhase(wctx, runID, sum); err != nil {

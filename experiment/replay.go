@@ -73,7 +73,7 @@ func planOf(stored []results.PlannedFault, file []Injection) ([]Injection, error
 	out := make([]Injection, len(stored))
 	for i, f := range stored {
 		o := inject.Options{Grace: 10 * time.Second, Delay: time.Duration(f.DelayUS) * time.Microsecond,
-			Jitter: time.Duration(f.JitterUS) * time.Microsecond, Rate: f.Rate, Mode: f.Mode}
+			Jitter: time.Duration(f.JitterUS) * time.Microsecond, Rate: f.Rate, Mode: f.Mode, Role: f.Target}
 		if f.Fault == "command" {
 			name, _, _ := strings.Cut(f.Name, "#")
 			c, ok := commands[name]

@@ -52,7 +52,7 @@ var knownTargets = map[string]bool{"any": true, "leader": true, "follower": true
 
 // peerRecipes are the recipes whose nodes' peer traffic dbrig can route
 // through its proxies (cluster.WithAdvertiser).
-var peerRecipes = map[string]bool{"etcd": true}
+var peerRecipes = map[string]bool{"etcd": true, "postgres": true}
 
 // entry is one checked scenario entry, before its firings are expanded.
 type entry struct {
@@ -147,7 +147,7 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
-	if err := checkOverlaps(e, out, byName); err != nil {
+	if err := checkOverlaps(e, out, byName, namedOnly); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -170,7 +170,7 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 		return nil, bad("rate", "%v", err)
 	}
 	fault, err := inject.New(f.Kind, inject.Options{Grace: 10 * time.Second, Delay: f.Delay, Jitter: f.Jitter, Rate: rate, Mode: f.Mode,
-		Run: f.Run, Heal: f.Heal})
+		Run: f.Run, Heal: f.Heal, Role: f.Target})
 	if err != nil {
 		key := "fault"
 		switch {
@@ -195,14 +195,26 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 			return nil, bad(key, "a %s fault has no %s", f.Kind, key)
 		}
 	}
-	if role := strings.TrimPrefix(f.Target, "all-"); !knownTargets[role] && f.Target != "all" && !looksLikeNode(f.Target) {
-		return nil, bad("target", "%q: expected a node name (etcd1, primary …), a role (one node of it: leader, follower, primary, replica, member, any) or all-ROLE", f.Target)
+	if elasticFault(f.Kind) {
+		if err := checkElastic(f.Kind, f.Target, recipe, f.For > 0, bad); err != nil {
+			return nil, err
+		}
+	}
+	if _, _, random, err := randomTarget(f.Target); random {
+		if err != nil {
+			return nil, bad("target", "%v", err)
+		}
+	} else if role := strings.TrimPrefix(f.Target, "all-"); !knownTargets[role] && f.Target != "all" && !looksLikeNode(f.Target) {
+		return nil, bad("target", "%q: expected a node name (etcd1, primary …), a role (one node of it: leader, follower, primary, replica, member, any), all-ROLE or random-N-ROLE", f.Target)
 	}
 	if network {
 		switch {
 		case len(f.Groups) > 0:
 			if f.Link != "" && f.Link != "peer" {
 				return nil, bad("link", "a partition into groups cuts peer links: leave link out")
+			}
+			if recipe == "postgres" {
+				return nil, bad("groups", "a postgres cluster's peer links are each replica's link to its primary: partition a replica (or the primary, from every replica) with link: peer")
 			}
 			if err := checkGroups(f.Groups); err != nil {
 				return nil, bad("groups", "%v", err)
@@ -217,7 +229,7 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 			return nil, bad("link", "%q: expected client (dbrig ↔ the node) or peer (the node ↔ the other nodes)", f.Link)
 		}
 		if f.Link == "peer" && !peerRecipes[recipe] {
-			return nil, bad("link", "the %s recipe's peer traffic does not go through dbrig's proxies (only etcd's does): use link: client", recipe)
+			return nil, bad("link", "the %s recipe's peer traffic does not go through dbrig's proxies (only etcd's and PostgreSQL replication do): use link: client", recipe)
 		}
 		if f.For <= 0 {
 			return nil, bad("for", "a %s needs for: how long until it heals", f.Kind)
@@ -299,14 +311,19 @@ func parseRate(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// checkOverlaps refuses faults on the same named target whose windows
-// overlap and that cannot both hold: two process faults (a node paused
-// while it is killed), two network faults of one kind on one link (the
-// first one's heal would undo the second), or anything on a node a kill
-// left down for the rest of the run.
-func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry) error {
+// checkOverlaps refuses faults on the same nodes whose windows overlap and
+// that cannot both hold: two process faults (a node paused while it is
+// killed), two network faults of one kind on one link (the first one's heal
+// would undo the second), or anything on a node a kill or a removal left
+// down for the rest of the run. nodesOf names the nodes a target hits (nil:
+// not known before the run, such as leader): named nodes, and with the
+// cluster's layout (checkPlannedOverlaps) static roles too. Two faults on
+// one role target (leader) are checked for the network case only: a role is
+// resolved when each fires, so a second fault on "leader" after a kill hits
+// the new leader.
+func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry, nodesOf func(string) []string) error {
 	end := func(in Injection) time.Duration {
-		if in.For == 0 && !inject.Network(in.Fault.Name()) && (in.Fault.Name() == "kill" || in.Fault.Name() == "stop") {
+		if in.For == 0 && !inject.Network(in.Fault.Name()) && (in.Fault.Name() == "kill" || in.Fault.Name() == "stop" || in.Fault.Name() == "remove-node") {
 			return time.Duration(1<<63 - 1) // the node stays down
 		}
 		return in.At + max(in.For, time.Millisecond)
@@ -317,25 +334,33 @@ func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry
 	}
 	for i, a := range plan {
 		for _, b := range plan[i+1:] {
-			if b.At >= end(a) || a.Target != b.Target || len(a.Groups)+len(b.Groups) > 0 || a.Stable+b.Stable > 0 {
+			if b.At >= end(a) || len(a.Groups)+len(b.Groups) > 0 || a.Stable+b.Stable > 0 {
 				continue
 			}
 			if ea, eb := entryOf(a), entryOf(b); ea == eb {
 				continue
 			}
-			// A role (leader) is resolved when each fires: a second fault
-			// on "leader" after a kill hits the new leader.
-			named := !knownTargets[a.Target] && !strings.HasPrefix(a.Target, "all")
+			common := firstCommon(nodesOf(a.Target), nodesOf(b.Target))
+			if common == "" && a.Target != b.Target {
+				continue
+			}
 			na, nb := inject.Network(a.Fault.Name()), inject.Network(b.Fault.Name())
 			pa, pb := processFault(a.Fault.Name()), processFault(b.Fault.Name())
+			on := common
+			if common != "" && (a.Target != common || b.Target != common) {
+				on = fmt.Sprintf("%s (the target of %s and of %s)", common, a.Target, b.Target)
+			}
 			why := ""
 			switch {
-			case end(a) == time.Duration(1<<63-1) && named:
-				why = fmt.Sprintf("%s is down for the rest of the run after %s", a.Target, a.Name)
-			case pa && pb && named:
-				why = fmt.Sprintf("%s is under %s (%s) then", a.Target, a.Name, a.Fault.Name())
+			case common != "" && end(a) == time.Duration(1<<63-1):
+				why = fmt.Sprintf("%s is down for the rest of the run after %s", on, a.Name)
+			case common != "" && pa && pb:
+				why = fmt.Sprintf("%s is under %s (%s) then", on, a.Name, a.Fault.Name())
 			case na && nb && a.Fault.Name() == b.Fault.Name() && a.Link == b.Link:
-				why = fmt.Sprintf("%s already has a %s on its %s link then (%s); the first heal would undo both", a.Target, a.Fault.Name(), a.Link, a.Name)
+				if common == "" {
+					on = a.Target
+				}
+				why = fmt.Sprintf("%s already has a %s on its %s link then (%s); the first heal would undo both", on, a.Fault.Name(), a.Link, a.Name)
 			}
 			if why != "" {
 				eb := entryOf(b)
@@ -344,6 +369,27 @@ func checkOverlaps(e spec.Experiment, plan []Injection, byName map[string]*entry
 		}
 	}
 	return nil
+}
+
+// firstCommon is the first name in both lists, "" when none (or either is
+// nil).
+func firstCommon(a, b []string) string {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return x
+			}
+		}
+	}
+	return ""
+}
+
+// namedOnly knows the nodes of named targets only.
+func namedOnly(target string) []string {
+	if knownTargets[target] || strings.HasPrefix(target, "all") || strings.HasPrefix(target, "random-") || !looksLikeNode(target) {
+		return nil
+	}
+	return []string{target}
 }
 
 // processFault tells the faults that act on a node's process.
@@ -377,13 +423,16 @@ type nodes interface {
 // injector fires a plan's injections on a cluster, timed from the start of
 // the measure phase, and reports each as events through emit.
 type injector struct {
-	plan  []Injection
-	c     nodes
-	net   *network // nil: the traffic does not go through proxies
-	emit  func(run.Event)
-	start chan time.Time // the measure phase's start
-	wg    sync.WaitGroup
-	once  sync.Once
+	plan []Injection
+	c    nodes
+	net  *network // nil: the traffic does not go through proxies
+	seed int64    // the run's: random targets choose with it
+	// memberMu: one add-node or remove-node at a time (scenario_elastic.go)
+	memberMu sync.Mutex
+	emit     func(run.Event)
+	start    chan time.Time // the measure phase's start
+	wg       sync.WaitGroup
+	once     sync.Once
 
 	// for conditional triggers: per-second samples of the measure phase,
 	// and when the first fault fired (the baseline is the calm before it)
@@ -454,14 +503,31 @@ func (in *injector) target(ctx context.Context, inj Injection) ([]cluster.Node, 
 		}
 		return nil, inject.Target{Links: links}, names, err
 	}
-	nodes, err := in.c.Resolve(ctx, inj.Target)
+	var t inject.Target
+	if elasticFault(inj.Fault.Name()) {
+		m, err := in.membership()
+		if err != nil {
+			return nil, inject.Target{}, nil, err
+		}
+		t.Members = m
+		if inj.Fault.Name() == "add-node" {
+			return nil, t, []string{"a new " + inj.Target}, nil
+		}
+	}
+	var nodes []cluster.Node
+	var err error
+	if n, role, random, _ := randomTarget(inj.Target); random {
+		nodes, err = resolveRandom(ctx, in.c, n, role, in.seed, inj.Name)
+	} else {
+		nodes, err = in.c.Resolve(ctx, inj.Target)
+	}
 	if err != nil {
 		return nil, inject.Target{}, nil, err
 	}
-	var t inject.Target
 	var names []string
 	for _, n := range nodes {
 		names = append(names, fmt.Sprintf("%s (%s, pid %d)", n.Name, n.Role, n.PID))
+		t.Nodes = append(t.Nodes, n.Name)
 		if !network {
 			t.PIDs = append(t.PIDs, n.PID)
 			continue
@@ -493,9 +559,14 @@ func (in *injector) fire(ctx context.Context, inj Injection, t0 time.Time, note 
 		in.emit(run.Event{Time: requested, Kind: EventFault, Name: name, Detail: what, Outcome: "failed: " + err.Error()})
 		return
 	}
+	var did []string // what the fault says it did (add-node: the node it added)
+	tg.Note = func(s string) { did = append(did, s) }
 	ictx, cancel := context.WithTimeout(actx, 30*time.Second)
 	err = inj.Fault.Inject(ictx, tg)
 	cancel()
+	if len(did) > 0 {
+		note = "; " + strings.Join(did, "; ") + note
+	}
 	detail := fmt.Sprintf("%s: %v; planned at +%.3fs, fired at +%.3fs, applied in %v%s", what, names,
 		inj.At.Seconds(), requested.Sub(t0).Seconds(), time.Since(requested).Round(time.Millisecond), note)
 	outcome := "injected"

@@ -32,7 +32,10 @@ type network struct {
 	client   map[string]*proxy.Proxy // node → the proxy in front of its client port
 	peer     map[string]*proxy.Proxy // node → the proxy in front of its peer port
 	peerNode map[string]string       // a peer proxy's address → its node
-	pids     func() map[int]string   // the nodes' PIDs now (nil until the cluster is up)
+	// upstream: the peer proxies are replicas' links to their primary
+	// (PostgreSQL), one per replica, not proxies in front of each node.
+	upstream bool
+	pids     func() map[int]string // the nodes' PIDs now (nil until the cluster is up)
 	closed   bool
 }
 
@@ -56,6 +59,9 @@ func (n *network) Advertise(node, port, addr string) (string, error) {
 		return "", err
 	}
 	switch port {
+	case "upstream":
+		n.peer[node] = p
+		n.upstream = true
 	case "peer":
 		n.peer[node] = p
 		n.peerNode[p.Addr()] = node
@@ -208,6 +214,25 @@ func ownerOf(port int, pids map[int]string) string {
 	return ""
 }
 
+// forget closes the proxies of a node taken out of the cluster.
+func (n *network) forget(node string) {
+	n.mu.Lock()
+	var ps []*proxy.Proxy
+	if p, ok := n.client[node]; ok {
+		ps = append(ps, p)
+		delete(n.client, node)
+	}
+	if p, ok := n.peer[node]; ok {
+		ps = append(ps, p)
+		delete(n.peer, node)
+		delete(n.peerNode, p.Addr())
+	}
+	n.mu.Unlock()
+	for _, p := range ps {
+		p.Close()
+	}
+}
+
 // close stops every proxy.
 func (n *network) close() {
 	n.mu.Lock()
@@ -245,6 +270,9 @@ func (n *network) links(node, link string) ([]inject.Link, error) {
 		}
 		return []inject.Link{{Proxy: p, Name: "dbrig → " + node}}, nil
 	case "peer":
+		if n.upstream {
+			return n.upstreamLinks(node)
+		}
 		own, ok := n.peer[node]
 		if !ok {
 			return nil, fmt.Errorf("%w: node %s's peer traffic does not go through dbrig (only etcd's does)", inject.ErrNoLinks, node)
@@ -258,6 +286,22 @@ func (n *network) links(node, link string) ([]inject.Link, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("unknown link %q (expected client or peer)", link)
+}
+
+// upstreamLinks are a PostgreSQL node's peer links: a replica's link to
+// its primary, or, for the primary, every replica's.
+func (n *network) upstreamLinks(node string) ([]inject.Link, error) {
+	if p, ok := n.peer[node]; ok {
+		return []inject.Link{{Proxy: p, Name: node + " → primary"}}, nil
+	}
+	var out []inject.Link
+	for _, rep := range sortedKeys(n.peer) {
+		out = append(out, inject.Link{Proxy: n.peer[rep], Name: rep + " → " + node})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no replica reaches %s through dbrig", inject.ErrNoLinks, node)
+	}
+	return out, nil
 }
 
 // groupLinks are the peer links between nodes of different groups: a
@@ -305,19 +349,25 @@ func routed(faults []Injection) bool {
 	return false
 }
 
-// upRouted stands the plan's cluster up like up, with its traffic through
-// proxies when a fault needs them; the driver's properties then name the
+// upRouted stands the plan's cluster up like up, with its client traffic
+// through proxies when the plan has faults (and peer traffic too when a
+// network fault needs it); the driver's properties then name the
 // client proxies. The returned network (nil when not routed) is closed by
 // the caller after the cluster is down.
 func (p *Plan) upRouted(ctx context.Context, h Hooks) (*cluster.Cluster, *network, error) {
-	if !routed(p.Faults) {
+	if len(p.Faults) == 0 {
 		c, err := p.up(ctx, h)
 		return c, nil, err
 	}
+	// Any fault: the driver goes through a client proxy per node, which
+	// counts what each node served (traffic.go); network faults also route
+	// the peer traffic the recipe can.
 	nw := newNetwork(p.Config.Seed)
 	orig := p.Cluster.Recipe
-	r, _ := cluster.WithAdvertiser(orig, nw)
-	p.Cluster.Recipe = r
+	if routed(p.Faults) {
+		r, _ := cluster.WithAdvertiser(orig, nw)
+		p.Cluster.Recipe = r
+	}
 	c, err := p.up(ctx, h)
 	p.Cluster.Recipe = orig
 	if err != nil {

@@ -35,6 +35,11 @@ type Fault interface {
 type Target struct {
 	PIDs  []int
 	Links []Link
+	// For add-node and remove-node (membership.go): the cluster, the
+	// target nodes' names, and where to say what was done.
+	Members Membership
+	Nodes   []string
+	Note    func(string)
 }
 
 // Link is the traffic through one proxy: every connection (From "") or
@@ -64,6 +69,7 @@ type Options struct {
 	Mode   string        // drop: reset (default) or blackhole; restart: stop (default) or kill
 	Run    string        // command: the shell command
 	Heal   string        // command: the shell command that undoes it ("" nothing)
+	Role   string        // add-node: the role of the node to add (member, replica)
 }
 
 // ErrNoHeal is returned by Heal for faults that only a restart undoes.
@@ -74,7 +80,7 @@ var ErrUnknownFault = errors.New("unknown fault")
 
 // Kinds lists the faults New knows.
 func Kinds() []string {
-	return []string{"kill", "stop", "pause", "restart", "command", "partition", "delay", "bandwidth", "drop"}
+	return []string{"kill", "stop", "pause", "restart", "command", "partition", "delay", "bandwidth", "drop", "add-node", "remove-node"}
 }
 
 // ErrBadOption is wrapped by New for a setting the fault cannot take.
@@ -102,6 +108,10 @@ func New(kind string, o Options) (Fault, error) {
 			return nil, fmt.Errorf("%w: command needs run: the shell command", ErrBadOption)
 		}
 		return Command{Run: o.Run, Undo: o.Heal}, nil
+	case "add-node":
+		return AddNode{Role: o.Role}, nil
+	case "remove-node":
+		return RemoveNode{}, nil
 	case "partition":
 		return Partition{}, nil
 	case "delay":

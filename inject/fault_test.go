@@ -16,8 +16,9 @@ func sleeper(t *testing.T) int {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	go cmd.Wait() // reap, so a killed one does not linger as a zombie
+	reaped := make(chan struct{})
+	go func() { cmd.Wait(); close(reaped) }() // reap, so a killed one does not linger as a zombie
+	t.Cleanup(func() { cmd.Process.Kill(); <-reaped })
 	return cmd.Process.Pid
 }
 

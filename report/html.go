@@ -136,6 +136,8 @@ type impactRow struct {
 	Before, During, After          string // p99
 	TputBefore, TputDuring, Change string
 	Unavailable, Recovery          string
+	Shares                         string // client traffic by node (ShareLine)
+	Lags                           string // replication lag (LagLine)
 }
 
 type sumRow struct {
@@ -225,7 +227,7 @@ func runViewOf(rd analysis.Run) runView {
 	d := rd.Detail
 	rv := runView{ID: d.ID, Status: d.DisplayStatus(), Message: d.Message, SummaryNote: rd.SummaryNote,
 		Spec: d.Info.Spec, Command: d.Info.Command, Nodes: rd.Nodes, Headline: headlineRows(rd.Headline)}
-	for _, im := range analysis.Impacts(rd) {
+	for _, im := range analysis.RunImpacts(rd) {
 		rec := "not recovered"
 		if im.Recovery != nil {
 			rec = format.Elapsed(*im.Recovery)
@@ -233,7 +235,7 @@ func runViewOf(rd analysis.Run) runView {
 		rv.Impacts = append(rv.Impacts, impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
 			Before: format.MicrosInt(im.Baseline.P99), During: format.MicrosInt(im.During.P99), After: format.MicrosInt(im.After.P99),
 			TputBefore: format.Rate(im.Baseline.Throughput), TputDuring: format.Rate(im.During.Throughput),
-			Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: fmt.Sprintf("%d s", im.UnavailableS), Recovery: rec})
+			Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: unavailable(im), Recovery: rec, Shares: ShareLine(im), Lags: LagLine(im)})
 	}
 	rv.Label = fmt.Sprintf("#%d %s", d.ID, d.System)
 	if d.Name != "" {

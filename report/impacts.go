@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/format"
@@ -39,8 +40,30 @@ func Impacts(w io.Writer, ims []analysis.Impact) error {
 	ew.table(t, "  ")
 	for _, im := range ims {
 		ew.printf("  %s: %s (%s)\n", im.Fault, im.Detail, im.Outcome)
+		if sh := ShareLine(im); sh != "" {
+			ew.printf("    client traffic by node, before → during → after: %s\n", sh)
+		}
+		if l := LagLine(im); l != "" {
+			ew.printf("    replication lag: %s\n", l)
+		}
 	}
 	return ew.err
+}
+
+// ShareLine is each node's share of the client traffic before → during →
+// after the fault ("etcd1 33% → 50% → 50%, …"); "" without shares.
+func ShareLine(im analysis.Impact) string {
+	pct := func(v float64) string {
+		if v < 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.0f%%", v)
+	}
+	var parts []string
+	for _, s := range im.Shares {
+		parts = append(parts, fmt.Sprintf("%s %s → %s → %s", s.Node, pct(s.Baseline), pct(s.During), pct(s.After)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // unavailable is the time without a successful operation: in ms from the
@@ -50,4 +73,20 @@ func unavailable(im analysis.Impact) string {
 		return format.MicrosInt(im.UnavailableMS * 1000)
 	}
 	return format.Int(int64(im.UnavailableS)) + " s"
+}
+
+// LagLine is each replica's replication lag around the fault ("pg-replica1
+// at most 448 KiB (normal 12 KiB), back within normal 92 ms after the
+// heal"); "" without samples.
+func LagLine(im analysis.Impact) string {
+	kib := func(b float64) string { return format.Int(int64(b+512)/1024) + " KiB" }
+	var parts []string
+	for _, l := range im.Lags {
+		back := "not back within normal before the window ended"
+		if l.CaughtUp != nil {
+			back = "back within normal " + format.MicrosInt(l.CaughtUp.Microseconds()) + " after the fault ended"
+		}
+		parts = append(parts, fmt.Sprintf("%s at most %s (normal %s), %s", l.Node, kib(l.Max), kib(l.Normal), back))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -13,6 +13,8 @@ func Driver() driver.Driver {
 		{Key: "redis.db", Type: "int", Default: "0", Doc: "database number"},
 		{Key: "redis.timeout", Type: "duration", Default: "2s", Doc: "bound of one operation, retries included"},
 		{Key: "redis.poolsize", Type: "int", Default: "threadcount, at least 10 per CPU", Doc: "connections in the pool"},
+		{Key: "redis.sentinels", Type: "host:port,…", Doc: "Sentinel addresses: the driver asks them for the primary and follows a failover (go-redis's failover client); redis.addr is then not used"},
+		{Key: "redis.master", Type: "string", Default: DefaultMaster, Doc: "the name Sentinel monitors the primary under (with redis.sentinels)"},
 		{Key: "redis.update", Type: "checked|hset", Default: "checked", Doc: "update: checked = a Lua EXISTS+HSET, a missing key is not_found and never created (YCSB's semantics); hset = a plain HSET, one round trip without a script, creates a missing key (YCSB's Java binding)"},
 	}}
 }

@@ -27,6 +27,10 @@
 //	redis.timeout   bound of one operation, retries included (default 2s)
 //	redis.poolsize  connections in the pool (default: threadcount, at least go-redis' 10 per CPU)
 //	redis.update    checked (default) or hset: see above
+//	redis.sentinels Sentinel addresses host:port,…: the driver asks them for
+//	                the primary and follows a failover (redis.addr is then
+//	                not used); see sentinel.go
+//	redis.master    the name Sentinel monitors the primary under (default mymaster)
 //	table           the table Reset drops (YCSB's property, default usertable)
 //
 // Example:
@@ -56,7 +60,7 @@ import (
 // DB is a Redis connection pool; safe for concurrent use.
 type DB struct {
 	c       *goredis.Client
-	addr    string
+	target  string // without the password
 	db      int
 	timeout time.Duration
 	table   string // for Reset
@@ -113,7 +117,11 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := goredis.NewClient(&goredis.Options{
+	sents, master, err := sentinels(p)
+	if err != nil {
+		return nil, err
+	}
+	o := &goredis.Options{
 		Addr:     addr,
 		Password: password,
 		DB:       int(dbn),
@@ -126,8 +134,17 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 		WriteTimeout:          timeout,
 		PoolTimeout:           timeout,
 		DisableIdentity:       true, // no CLIENT SETINFO round trip on every new connection
-	})
-	d := &DB{c: c, addr: addr, db: int(dbn), timeout: timeout, table: p.String("table", "usertable"), hset: mode == UpdateHSet}
+	}
+	var c *goredis.Client
+	target := "redis://" + addr + "/" + strconv.Itoa(int(dbn))
+	if sents != nil {
+		c = failoverClient(o, sents, master)
+		addr = "the primary " + master + " of Sentinel " + strings.Join(sents, ",")
+		target = "redis-sentinel://" + strings.Join(sents, ",") + "/" + master + "/" + strconv.Itoa(int(dbn))
+	} else {
+		c = goredis.NewClient(o)
+	}
+	d := &DB{c: c, target: target, db: int(dbn), timeout: timeout, table: p.String("table", "usertable"), hset: mode == UpdateHSet}
 	ctx, cancel := d.op(ctx)
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
@@ -365,7 +382,7 @@ func (d *DB) ServerVersion(ctx context.Context) (string, error) {
 }
 
 // Target is the server without the password.
-func (d *DB) Target() string { return "redis://" + d.addr + "/" + strconv.Itoa(d.db) }
+func (d *DB) Target() string { return d.target }
 
 // Reset drops the records of the configured table (property "table"), in
 // chunks of the index so no single command blocks the server for long.

@@ -102,6 +102,9 @@ type Proxy struct {
 	rnd    *rand.Rand     // under mu
 
 	accepted atomic.Int64
+	// bytes forwarded: up from the clients to the target, down back
+	bytesUp, bytesDown atomic.Int64
+	slowConns          atomic.Int64 // directions of connections on the toxic path now
 }
 
 // Listen starts a proxy on 127.0.0.1 (a free port) that forwards to target
@@ -127,6 +130,12 @@ func ListenWith(target string, o Options) (*Proxy, error) {
 	p.wg.Add(1)
 	go p.accept(ln)
 	return p, nil
+}
+
+// Traffic is what the proxy has forwarded since it started: bytes from its
+// clients to the target (up) and back (down), and connections accepted.
+func (p *Proxy) Traffic() (up, down, conns int64) {
+	return p.bytesUp.Load(), p.bytesDown.Load(), p.accepted.Load()
 }
 
 // Addr is the "127.0.0.1:port" clients connect to; it stays the same after
@@ -374,11 +383,15 @@ func (p *Proxy) serve(client net.Conn) {
 		return
 	}
 	done := make(chan struct{})
-	go func() { p.pump(up, client, src, first); close(done) }()
-	p.pump(client, up, src, nil)
+	go func() { p.pump(up, client, src, first, &p.bytesUp); close(done) }()
+	p.pump(client, up, src, nil, &p.bytesDown)
 	<-done
 	p.untrack(client, up)
 }
+
+// healCheck is how often a connection on the toxic path looks whether its
+// toxics were healed, to go back to the fast path.
+const healCheck = 20 * time.Millisecond
 
 // chunk is data read at a time, to be written no earlier than at+delay.
 type chunk struct {
@@ -387,16 +400,32 @@ type chunk struct {
 }
 
 // pump copies src to dst (first, already read from src, goes first). Without
-// toxics it is a plain copy; once a toxic applies, a reader goroutine
-// timestamps chunks and this goroutine releases them when due, so latency
-// is added without limiting throughput (unless a rate does).
-func (p *Proxy) pump(dst, src net.Conn, from string, first []byte) {
-	q := make(chan chunk, 1024)
-	// Fast path while no toxic applies. The toxics are checked after every
-	// read, before the write, so Set takes effect on open connections from
-	// their next byte on.
-	buf := make([]byte, 32*1024)
+// toxics it is a plain copy (the fast path); once a toxic applies, a reader
+// goroutine timestamps chunks and this goroutine releases them when due, so
+// latency is added without limiting throughput (unless a rate does). When
+// the toxics are healed and every held chunk is written, the connection
+// goes back to the fast path.
+func (p *Proxy) pump(dst, src net.Conn, from string, first []byte, count *atomic.Int64) {
 	pending := first
+	for {
+		carry, rerr, ended := p.fast(dst, src, from, pending, count)
+		if ended {
+			return
+		}
+		pending = nil
+		if !p.slow(dst, src, from, carry, rerr, count) {
+			return
+		}
+	}
+}
+
+// fast copies src to dst while no toxic applies. It returns the chunk it
+// read when a toxic began to apply (with the read's error, if any), or
+// ended when the stream ended or failed (dst half-closed or closed then).
+// The toxics are checked after every read, before the write, so Set takes
+// effect on open connections from their next byte on.
+func (p *Proxy) fast(dst, src net.Conn, from string, pending []byte, count *atomic.Int64) (carry chunk, rerr error, ended bool) {
+	buf := make([]byte, 32*1024)
 	for {
 		var n int
 		var err error
@@ -407,41 +436,73 @@ func (p *Proxy) pump(dst, src net.Conn, from string, first []byte) {
 			n, err = src.Read(buf)
 		}
 		if n > 0 {
+			count.Add(int64(n))
 			if !p.effective(from).zero() {
-				q <- chunk{b: append([]byte(nil), buf[:n]...), at: time.Now()}
-				if err == nil {
-					break
-				}
-			} else if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
+				return chunk{b: append([]byte(nil), buf[:n]...), at: time.Now()}, err, false
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return chunk{}, nil, true
 			}
 		}
 		if err != nil {
-			close(q) // holds at most the chunk read together with err
-			if p.drain(dst, src, from, q) {
-				closeWrite(dst, err)
-			}
-			return
+			closeWrite(dst, err)
+			return chunk{}, nil, true
 		}
 	}
-	var rerr error // written before close(q), read after it
+}
+
+// slow forwards under toxics, starting with carry: true when the toxics
+// were healed and the connection may go back to the fast path, false when
+// it ended.
+func (p *Proxy) slow(dst, src net.Conn, from string, carry chunk, readErr error, count *atomic.Int64) bool {
+	p.slowConns.Add(1)
+	defer p.slowConns.Add(-1)
+	q := make(chan chunk, 1024)
+	q <- carry
+	if readErr != nil {
+		close(q)
+		if p.drain(dst, src, from, q, nil) {
+			closeWrite(dst, readErr)
+		}
+		return false
+	}
+	var back atomic.Bool // asked the reader to stop: the toxics are healed
+	var rerr error       // written before close(q), read after it
+	switched := false    // likewise
 	go func() {
 		defer close(q)
 		for {
 			buf := make([]byte, 32*1024)
 			n, err := src.Read(buf)
 			if n > 0 {
+				count.Add(int64(n))
 				q <- chunk{b: buf[:n], at: time.Now()}
 			}
 			if err != nil {
+				var ne net.Error
+				if back.Load() && errors.As(err, &ne) && ne.Timeout() {
+					src.SetReadDeadline(time.Time{})
+					switched = true
+					return
+				}
 				rerr = err
 				return
 			}
 		}
 	}()
-	if p.drain(dst, src, from, q) {
-		closeWrite(dst, rerr)
+	healed := func() {
+		if back.CompareAndSwap(false, true) {
+			src.SetReadDeadline(time.Now()) // wakes the reader
+		}
 	}
+	if !p.drain(dst, src, from, q, healed) {
+		return false
+	}
+	if switched {
+		return true
+	}
+	closeWrite(dst, rerr)
+	return false
 }
 
 // jitter is a uniform duration in [-j, j].
@@ -457,7 +518,7 @@ func (p *Proxy) jitter(j time.Duration) time.Duration {
 // drain writes the chunks of q to dst when they are due, at the rate the
 // toxics allow; false when dst failed (then src is closed, which ends the
 // reader).
-func (p *Proxy) drain(dst, src net.Conn, from string, q chan chunk) bool {
+func (p *Proxy) drain(dst, src net.Conn, from string, q chan chunk, healed func()) bool {
 	var lastDue, free time.Time
 	fail := func() bool {
 		src.Close() // unblock the reader goroutine
@@ -465,7 +526,26 @@ func (p *Proxy) drain(dst, src net.Conn, from string, q chan chunk) bool {
 		}
 		return false
 	}
-	for c := range q {
+	var tick <-chan time.Time
+	if healed != nil {
+		t := time.NewTicker(healCheck)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		var c chunk
+		select {
+		case <-tick:
+			if len(q) == 0 && p.effective(from).zero() {
+				healed()
+			}
+			continue
+		case next, ok := <-q:
+			if !ok {
+				return true
+			}
+			c = next
+		}
 		t := p.effective(from)
 		if t.Drop == DropBlackhole {
 			continue
@@ -498,7 +578,6 @@ func (p *Proxy) drain(dst, src net.Conn, from string, q chan chunk) bool {
 			b = b[n:]
 		}
 	}
-	return true
 }
 
 // closeWrite passes a clean end of stream on as a half close, so protocols

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 
@@ -319,6 +320,25 @@ type impactJSON struct {
 	Errors              int64   `json:"errors"`
 	UnavailableMS       int64   `json:"unavailable_ms"`
 	RecoveryMS          *int64  `json:"recovery_ms"`
+	// NodeShare: each node's % of the client traffic (bytes through
+	// dbrig's proxy in front of it) before, during and after; −1: none.
+	NodeShare []nodeShareJSON `json:"node_share,omitempty"`
+	// ReplicaLag: each PostgreSQL replica's replication lag around it.
+	ReplicaLag []replicaLagJSON `json:"replica_lag,omitempty"`
+}
+
+type replicaLagJSON struct {
+	Node        string `json:"node"`
+	NormalBytes int64  `json:"normal_bytes"` // the most it lagged before the first fault
+	MaxBytes    int64  `json:"max_bytes"`
+	CaughtUpMS  *int64 `json:"caught_up_ms"` // after the fault ended; null: not in the window
+}
+
+type nodeShareJSON struct {
+	Node     string  `json:"node"`
+	Baseline float64 `json:"baseline_pct"`
+	During   float64 `json:"fault_pct"`
+	After    float64 `json:"after_pct"`
 }
 
 type benchRunJSON struct {
@@ -382,6 +402,18 @@ func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOut
 				if im.Recovery != nil {
 					ms := im.Recovery.Milliseconds()
 					j.RecoveryMS = &ms
+				}
+				for _, sh := range im.Shares {
+					j.NodeShare = append(j.NodeShare, nodeShareJSON{Node: sh.Node, Baseline: math.Round(sh.Baseline*10) / 10,
+						During: math.Round(sh.During*10) / 10, After: math.Round(sh.After*10) / 10})
+				}
+				for _, l := range im.Lags {
+					lj := replicaLagJSON{Node: l.Node, NormalBytes: int64(l.Normal), MaxBytes: int64(l.Max)}
+					if l.CaughtUp != nil {
+						ms := l.CaughtUp.Milliseconds()
+						lj.CaughtUpMS = &ms
+					}
+					j.ReplicaLag = append(j.ReplicaLag, lj)
 				}
 				doc.Impacts = append(doc.Impacts, j)
 			}

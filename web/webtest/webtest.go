@@ -26,6 +26,11 @@ type RunSpec struct {
 	FaultFrom, FaultTo int
 	Status             string // results.StatusDone when empty
 	NoEvents           bool   // store no events (faster, for big stores)
+	// Timeline stores a per-operation timeline of the measure phase (an
+	// operation every 10 ms, 1 ms each; every one failing, 2 ms, from
+	// FaultFrom to FaultTo): the fault's unavailable time is then
+	// (FaultTo − FaultFrom) s + 1 ms.
+	Timeline bool
 }
 
 // Run is what Add stored.
@@ -124,8 +129,24 @@ func Add(ctx context.Context, s *results.Store, spec RunSpec) (Run, error) {
 			return run, err
 		}
 	}
+	measureStart := t
 	if err := phase(measure.PhaseMeasure, spec.Measure); err != nil {
 		return run, fmt.Errorf("run %d: %w", id, err)
+	}
+	if spec.Timeline {
+		var ops []results.TimedOp
+		from := measureStart.Add(time.Duration(spec.FaultFrom) * time.Second)
+		to := measureStart.Add(time.Duration(spec.FaultTo) * time.Second)
+		for at := measureStart; at.Before(t); at = at.Add(10 * time.Millisecond) {
+			o := results.TimedOp{StartUS: at.Sub(spec.Start).Microseconds(), LatencyUS: 1000, OK: true}
+			if !at.Before(from) && at.Before(to) {
+				o.LatencyUS, o.OK = 2000, false
+			}
+			ops = append(ops, o)
+		}
+		if err := s.AddTimeline(ctx, id, ops); err != nil {
+			return run, err
+		}
 	}
 	if spec.Status != results.StatusRunning {
 		msg := ""
