@@ -56,6 +56,10 @@ type Options struct {
 	Grace time.Duration
 	// LostAfter is how long a silent worker is given (wire.LostAfter when 0).
 	LostAfter time.Duration
+	// OnWorkerInterval, if set, sees every worker's interval as received
+	// (in the coordinator's clock) before it is merged: for diagnosis and
+	// for tests that check the merge against its parts.
+	OnWorkerInterval func(worker int, iv measure.Interval)
 }
 
 // Coordinator accepts workers and performs a run on them.
@@ -601,6 +605,9 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 				wiv.LagP99 = measure.Percentile(iv.Lag, 99)
 			}
 			wivs = append(wivs, wiv)
+			if c.opts.OnWorkerInterval != nil {
+				c.opts.OnWorkerInterval(f.w, iv)
+			}
 			m.add(f.w, msg.Interval.Seq, iv)
 		case msg.Event != nil:
 			ev := run.Event{Time: msg.Event.Time.Add(-cn.offset), Kind: msg.Event.Kind, Name: msg.Event.Name,
