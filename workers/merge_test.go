@@ -129,7 +129,9 @@ func TestMergeLostAndEnded(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []int
 			var m *merger
-			m = newMerger(2, func(iv measure.Interval) { got = append(got, int(iv.Start.Sub(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))/time.Second)) })
+			m = newMerger(2, func(iv measure.Interval) {
+				got = append(got, int(iv.Start.Sub(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))/time.Second))
+			})
 			tt.feed(m)
 			if !reflect.DeepEqual(got, tt.wants) {
 				t.Errorf("emitted seqs %v, want %v", got, tt.wants)
