@@ -288,3 +288,8 @@ func (r *ShareRunner) Close() error {
 // returns the phases' summaries. It may write diagnosis rows of its own
 // to store under runID.
 type Performer func(ctx context.Context, store *results.Store, runID int64, obs run.Observer) ([]measure.Summary, error)
+
+// OpenOptions are the options of the validation's open-model run (the one
+// compared with the queue model), for running it elsewhere, e.g. on
+// workers.
+func (v Validation) OpenOptions(store string) Options { return v.options(store, "open") }
