@@ -43,6 +43,9 @@ type Hooks struct {
 	// Perform, if set, performs the phases instead of this process (a
 	// distributed run: package workers merges what its workers measure).
 	Perform Performer
+	// OnWorkers performs a run of an experiment file with workers: N
+	// (package workers, through the command); see workers.go.
+	OnWorkers RunOnWorkers
 }
 
 // Started describes a run that was just stored.

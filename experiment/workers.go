@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -293,3 +294,36 @@ type Performer func(ctx context.Context, store *results.Store, runID int64, obs 
 // compared with the queue model), for running it elsewhere, e.g. on
 // workers.
 func (v Validation) OpenOptions(store string) Options { return v.options(store, "open") }
+
+// RunOnWorkers performs a plan on n worker processes and stores the
+// merged run (the command provides it: package workers sits above this
+// one).
+type RunOnWorkers func(ctx context.Context, p *Plan, n int, h Hooks) (*Outcome, error)
+
+// checkWorkers refuses an experiment file's workers: that cannot be split
+// (bad input at the workers: key's file:line:column).
+func checkWorkers(e spec.Experiment, p *Plan) error {
+	if e.Workers == 0 {
+		return nil
+	}
+	if _, err := p.Shares(e.Workers); err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			err = ie.Err
+		}
+		return &InputError{Err: e.Errorf("workers", "%v", err)}
+	}
+	return nil
+}
+
+// executeBenchRun performs one run of an experiment file: on workers when
+// the file says so.
+func executeBenchRun(ctx context.Context, r BenchRun, h Hooks) (*Outcome, error) {
+	if r.Exp.Workers == 0 {
+		return Execute(ctx, r.Plan, h)
+	}
+	if h.OnWorkers == nil {
+		return nil, &InputError{Err: r.Exp.Errorf("workers", "this command cannot run workers")}
+	}
+	return h.OnWorkers(ctx, r.Plan, r.Exp.Workers, h)
+}

@@ -1,7 +1,10 @@
 package experiment
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,5 +110,42 @@ func TestSharesBadInput(t *testing.T) {
 				t.Errorf("Shares(%d) = %T, want *ShareError unless the driver is the problem", tt.n, err)
 			}
 		})
+	}
+}
+
+func TestBenchWorkers(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "w.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := "system:\n  driver: null\nworkload:\n  files: [workloada]\ndataset:\n  records: 100\nload:\n  clients: 4\n  operations: 100\n"
+	b, err := ResolveBench(write(base+"workers: 2\n"), BenchOptions{Store: filepath.Join(dir, "r.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Runs[0].Exp.Workers != 2 {
+		t.Fatalf("workers = %d, want 2", b.Runs[0].Exp.Workers)
+	}
+	// The run goes to the command's OnWorkers with the file's count.
+	var got int
+	_, err = b.Execute(context.Background(), Hooks{OnWorkers: func(_ context.Context, _ *Plan, n int, _ Hooks) (*Outcome, error) {
+		got = n
+		return &Outcome{Status: StatusDone}, nil
+	}}, nil)
+	if err != nil || got != 2 {
+		t.Errorf("Execute gave OnWorkers %d workers (%v), want 2", got, err)
+	}
+	// Too many workers for the clients: bad input at the workers: key.
+	_, err = ResolveBench(write(base+"workers: 5\n"), BenchOptions{})
+	if err == nil || !IsInput(err) || !strings.Contains(err.Error(), "w.yaml:10:10") || !strings.Contains(err.Error(), "4 clients") {
+		t.Errorf("workers: 5 with 4 clients = %v, want bad input at w.yaml:10:10", err)
+	}
+	_, err = ResolveBench(write(base+"workers: -1\n"), BenchOptions{})
+	if err == nil || !strings.Contains(err.Error(), "w.yaml:10") {
+		t.Errorf("workers: -1 = %v, want bad input at w.yaml:10", err)
 	}
 }

@@ -128,3 +128,11 @@ func workerCmd(ctx context.Context, e *env, args []string) error {
 	return workers.RunWorker(ctx, workers.WorkerOptions{Coordinator: *coord, Index: *index, Token: os.Getenv(workers.TokenEnv),
 		ConnectTimeout: *timeout})
 }
+
+// benchOnWorkers runs an experiment file's workers: N runs with local
+// workers (the defaults of --workers).
+func benchOnWorkers(e *env) experiment.RunOnWorkers {
+	return func(ctx context.Context, p *experiment.Plan, n int, h experiment.Hooks) (*experiment.Outcome, error) {
+		return executeOnWorkers(ctx, e, workerFlags{workers: n, listen: "127.0.0.1:0", spawn: true, connectTimeout: 60 * time.Second}, p, h)
+	}
+}
