@@ -276,8 +276,6 @@ func (c *Coordinator) serveWorker(w http.ResponseWriter, r *http.Request) {
 	}
 	c.conns[idx] = cn
 	c.mu.Unlock()
-	defer cn.close()
-
 	rc := http.NewResponseController(w)
 	_ = rc.EnableFullDuplex() // HTTP/1.1 only; HTTP/2 is full duplex anyway
 	w.Header().Set("Content-Type", "application/x-ndjson")
@@ -287,7 +285,13 @@ func (c *Coordinator) serveWorker(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeErr := make(chan error, 1)
-	go func() { writeErr <- writeLoop(wire.NewWriter(w, rc.Flush), cn.out, cn.end) }()
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		writeErr <- writeLoop(wire.NewWriter(w, rc.Flush), cn.out, cn.end)
+	}()
+	// The writer ends before the handler does: net/http forbids writes after.
+	defer func() { cn.close(); <-writerDone }()
 	frames := make(chan *wire.Msg, 64)
 	readErr := make(chan error, 1)
 	go func() { readErr <- readLoop(wire.NewReader(r.Body), frames, cn.end) }()
@@ -497,7 +501,10 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 	var phases []string
 	errs := map[string][]measure.ErrorSample{}
 	var records, wanted int64
+	pe := &phaseEvents{n: n, obs: obs, started: map[string]bool{}, endSent: map[string]bool{}, ended: map[string]time.Time{}, queued: map[string]run.Event{}}
+	checkEnds := func() { pe.flush(st) }
 	m := newMerger(n, func(iv measure.Interval) {
+		checkEnds() // the phase's start (and the end of the one before) go first
 		a := accs[iv.Phase]
 		if a == nil {
 			ops := c.opts.Ops
@@ -514,28 +521,6 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 	for i := range st {
 		if st[i].lost {
 			m.lose(i)
-		}
-	}
-	started, endedPh, endSent := map[string]bool{}, map[string]time.Time{}, map[string]bool{}
-	// checkEnds emits a phase's end once every worker still there ended it
-	// (its merged intervals are all out by then).
-	checkEnds := func() {
-		for _, ph := range []string{measure.PhaseLoad, measure.PhaseWarmup, measure.PhaseMeasure} {
-			if !started[ph] || endSent[ph] {
-				continue
-			}
-			all := true
-			for _, s := range st {
-				all = all && (s.lost || s.ended[ph])
-			}
-			if all {
-				endSent[ph] = true
-				t := endedPh[ph]
-				if t.IsZero() {
-					t = time.Now()
-				}
-				obs.Event(run.Event{Time: t, Kind: run.EventPhaseEnd, Name: ph, Detail: fmt.Sprintf("workers=%d", n)})
-			}
 		}
 	}
 	live := func(pending func(*workerState) bool) bool {
@@ -614,17 +599,12 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 				Detail: msg.Event.Detail, Outcome: msg.Event.Outcome}
 			switch ev.Kind {
 			case run.EventPhaseStart:
-				if !started[ev.Name] {
-					started[ev.Name] = true
-					ev.Detail = fmt.Sprintf("workers=%d; worker %d: %s", n, f.w, ev.Detail)
-					obs.Event(ev)
-				}
+				ev.Detail = fmt.Sprintf("workers=%d; worker %d: %s", n, f.w, ev.Detail)
+				pe.start(ev)
 			case run.EventPhaseEnd:
-				m.endPhase(f.w, ev.Name)
 				s.ended[ev.Name] = true
-				if ev.Time.After(endedPh[ev.Name]) {
-					endedPh[ev.Name] = ev.Time
-				}
+				pe.end(ev)
+				m.endPhase(f.w, ev.Name)
 			default:
 				ev.Name = strings.TrimSpace(fmt.Sprintf("worker %d %s", f.w, ev.Name))
 				obs.Event(ev)
@@ -731,6 +711,57 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 		runErr = errors.Join(runErr, fmt.Errorf("workers: %w", ctx.Err()))
 	}
 	return sums, runErr
+}
+
+// phaseEvents turns the workers' phase events into the run's: a phase
+// starts when its first worker starts it (emitted once the phase before
+// it ended), and ends when every worker still in the run ended it (at the
+// latest worker's end), so the run's events read as one process's.
+type phaseEvents struct {
+	n                int
+	obs              run.Observer
+	started, endSent map[string]bool
+	ended            map[string]time.Time
+	queued           map[string]run.Event // starts not emitted yet
+}
+
+var phaseOrder = []string{measure.PhaseLoad, measure.PhaseWarmup, measure.PhaseMeasure}
+
+func (p *phaseEvents) start(ev run.Event) {
+	if !p.started[ev.Name] {
+		p.started[ev.Name] = true
+		p.queued[ev.Name] = ev
+	}
+}
+
+func (p *phaseEvents) end(ev run.Event) {
+	if ev.Time.After(p.ended[ev.Name]) {
+		p.ended[ev.Name] = ev.Time
+	}
+}
+
+// flush emits what is due, in phase order.
+func (p *phaseEvents) flush(st []*workerState) {
+	for _, ph := range phaseOrder {
+		if ev, ok := p.queued[ph]; ok {
+			p.obs.Event(ev)
+			delete(p.queued, ph)
+		}
+		if !p.started[ph] || p.endSent[ph] {
+			continue
+		}
+		for _, s := range st {
+			if !s.lost && !s.ended[ph] {
+				return // a later phase waits for this one's end
+			}
+		}
+		p.endSent[ph] = true
+		t := p.ended[ph]
+		if t.IsZero() {
+			t = time.Now()
+		}
+		p.obs.Event(run.Event{Time: t, Kind: run.EventPhaseEnd, Name: ph, Detail: fmt.Sprintf("workers=%d", p.n)})
+	}
 }
 
 // Workers are the connected workers' rows as known before the run (for
