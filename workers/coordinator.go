@@ -715,7 +715,7 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 
 // phaseEvents turns the workers' phase events into the run's: a phase
 // starts when its first worker starts it (emitted once the phase before
-// it ended), and ends when every worker still in the run ended it (at the
+// it ended, and no earlier than that end), and ends when every worker still in the run ended it (at the
 // latest worker's end), so the run's events read as one process's.
 type phaseEvents struct {
 	n                int
@@ -723,6 +723,7 @@ type phaseEvents struct {
 	started, endSent map[string]bool
 	ended            map[string]time.Time
 	queued           map[string]run.Event // starts not emitted yet
+	lastEnd          time.Time            // of the last phase that ended
 }
 
 var phaseOrder = []string{measure.PhaseLoad, measure.PhaseWarmup, measure.PhaseMeasure}
@@ -744,6 +745,11 @@ func (p *phaseEvents) end(ev run.Event) {
 func (p *phaseEvents) flush(st []*workerState) {
 	for _, ph := range phaseOrder {
 		if ev, ok := p.queued[ph]; ok {
+			if ev.Time.Before(p.lastEnd) {
+				// Workers skew by milliseconds: the phase before ends
+				// at its last worker's end, this one starts no earlier.
+				ev.Time = p.lastEnd
+			}
 			p.obs.Event(ev)
 			delete(p.queued, ph)
 		}
@@ -760,6 +766,7 @@ func (p *phaseEvents) flush(st []*workerState) {
 		if t.IsZero() {
 			t = time.Now()
 		}
+		p.lastEnd = t
 		p.obs.Event(run.Event{Time: t, Kind: run.EventPhaseEnd, Name: ph, Detail: fmt.Sprintf("workers=%d", p.n)})
 	}
 }

@@ -238,7 +238,9 @@ func nullOptions(extra ...string) experiment.Options {
 }
 
 func TestInProcessExact(t *testing.T) {
-	r := distributed(t, setup{opts: nullOptions(), n: 3, inproc: true})
+	o := nullOptions()
+	o.Warmup = 1500 * time.Millisecond
+	r := distributed(t, setup{opts: o, n: 3, inproc: true})
 	if r.err != nil || r.out == nil || r.out.Status != experiment.StatusDone {
 		t.Fatalf("run: %v (outcome %+v)", r.err, r.out)
 	}
@@ -253,6 +255,19 @@ func TestInProcessExact(t *testing.T) {
 	}
 	if len(ws) != 3 || records != 1000 {
 		t.Errorf("%d worker rows loading %d records, want 3 loading 1000", len(ws), records)
+	}
+	// The run's phase events read as one process's.
+	d, err := r.store.Run(context.Background(), r.out.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seq []string
+	for _, ev := range d.Events {
+		seq = append(seq, ev.Kind+" "+ev.Name)
+	}
+	want := []string{"phase_start load", "phase_end load", "phase_start warmup", "phase_end warmup", "phase_start measure", "phase_end measure"}
+	if !reflect.DeepEqual(seq, want) {
+		t.Errorf("events %v, want %v", seq, want)
 	}
 }
 
