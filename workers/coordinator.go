@@ -539,6 +539,9 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 			}
 		}
 	}
+	var partial error // a worker lost while loading
+	loading := false
+	var stopAll func(reason string)
 	lose := func(i int, at time.Time, status, detail string) {
 		s := st[i]
 		if s.lost || s.done {
@@ -554,6 +557,12 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 		m.lose(i)
 		if conns[i] != nil {
 			conns[i].close()
+		}
+		if loading && partial == nil {
+			// A worker lost while loading leaves the data set partial: no
+			// base for a benchmark (as a failed load in one process).
+			partial = fmt.Errorf("load phase: worker %d was lost, so the data set is partial: the run phases did not start", i)
+			stopAll("worker " + strconv.Itoa(i) + " was lost during the load phase")
 		}
 	}
 	stopped := false
@@ -634,6 +643,18 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 			cn.close()
 		}
 	}
+	stopAll = func(reason string) {
+		if stopped {
+			return
+		}
+		stopped = true
+		for i, cn := range conns {
+			if cn != nil && !st[i].lost && !st[i].done {
+				cn.send(&wire.Msg{Stop: &wire.Stop{Reason: reason}})
+			}
+		}
+		stopDeadline = time.After(c.opts.Grace + c.opts.LostAfter + 2*time.Second)
+	}
 	wait := func(pending func(*workerState) bool) {
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
@@ -644,15 +665,7 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 				checkEnds()
 			case <-ctxDone:
 				ctxDone = nil
-				if !stopped {
-					stopped = true
-					for i, cn := range conns {
-						if cn != nil && !st[i].lost && !st[i].done {
-							cn.send(&wire.Msg{Stop: &wire.Stop{Reason: "interrupted"}})
-						}
-					}
-					stopDeadline = time.After(c.opts.Grace + c.opts.LostAfter + 2*time.Second)
-				}
+				stopAll("interrupted")
 			case <-stopDeadline:
 				for i := range st {
 					lose(i, time.Now(), results.WorkerLost, "did not stop within the grace period")
@@ -663,8 +676,10 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 		}
 	}
 	if !share.SkipLoad {
+		loading = true
 		start(wire.StartLoad)
 		wait(func(s *workerState) bool { return !s.ended[measure.PhaseLoad] })
+		loading = false
 	}
 	if !share.LoadOnly && !stopped {
 		start(wire.StartRun)
@@ -707,7 +722,9 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 	if len(lost) > 0 {
 		runErr = errors.Join(runErr, &LostError{Workers: n, Lost: lost})
 	}
-	if stopped {
+	if partial != nil {
+		runErr = errors.Join(runErr, partial)
+	} else if stopped {
 		runErr = errors.Join(runErr, fmt.Errorf("workers: %w", ctx.Err()))
 	}
 	return sums, runErr

@@ -199,3 +199,28 @@ func TestCoordinatorLost(t *testing.T) {
 	}
 	t.Errorf("the worker (pid %d) still runs %v after its coordinator vanished", p.PIDs()[0], wire.LostAfter+3*time.Second)
 }
+
+// TestKilledWhileLoading: a worker lost in the load phase leaves the data
+// set partial, so the run phases do not start, and the run says why.
+func TestKilledWhileLoading(t *testing.T) {
+	o := experiment.Options{Driver: "sim", PropFiles: []string{"workloada"}, Seed: 5, LoadBatch: 1,
+		Props: []string{"recordcount=6000", "threadcount=2", "sim.latency=2ms", "operationcount=100"}}
+	r := distributed(t, setup{opts: o, n: 2, onPhase: measure.PhaseLoad, onStart: func(p *Procs) {
+		if err := syscall.Kill(p.PIDs()[1], syscall.SIGKILL); err != nil {
+			t.Errorf("kill worker 1: %v", err)
+		}
+	}})
+	if r.err == nil || !strings.Contains(r.err.Error(), "data set is partial") || r.out == nil || r.out.Status != experiment.StatusFailed {
+		t.Fatalf("run: %v (outcome %+v), want failed: partial data set", r.err, r.out)
+	}
+	d, err := r.store.Run(context.Background(), r.out.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.Phase(measure.PhaseMeasure); ok {
+		t.Error("a measure phase ran on a partial data set")
+	}
+	if l, ok := d.Phase(measure.PhaseLoad); !ok || l.Records >= 6000 {
+		t.Errorf("load phase %+v, want a partial one", l)
+	}
+}

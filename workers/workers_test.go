@@ -76,6 +76,7 @@ type setup struct {
 	inproc  bool
 	version func(i int) string
 	onStart func(p *Procs)
+	onPhase string // when onStart is called: at the first merged interval of this phase (default measure)
 }
 
 type result struct {
@@ -130,7 +131,7 @@ func distributed(t *testing.T, s setup) result {
 	}
 	h := experiment.Hooks{Perform: c.Perform, Warn: func(err error) { t.Logf("warning: %v", err) }}
 	if s.onStart != nil {
-		h.Observer = &onMeasure{f: func() { s.onStart(procs) }}
+		h.Observer = &onMeasure{phase: s.onPhase, f: func() { s.onStart(procs) }}
 	}
 	out, err := experiment.Execute(ctx, plan, h)
 	c.Close()
@@ -150,14 +151,16 @@ func (w testWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// onMeasure calls f once, at the first merged interval of the measure phase.
+// onMeasure calls f once, at the first merged interval of phase
+// (measure when "").
 type onMeasure struct {
-	f    func()
-	once sync.Once
+	phase string
+	f     func()
+	once  sync.Once
 }
 
 func (o *onMeasure) Interval(iv measure.Interval) {
-	if iv.Phase == measure.PhaseMeasure {
+	if iv.Phase == o.phase || (o.phase == "" && iv.Phase == measure.PhaseMeasure) {
 		o.once.Do(o.f)
 	}
 }
