@@ -580,29 +580,28 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 		}
 		switch msg := f.msg; {
 		case msg.Interval != nil:
-			iv, err := msg.Interval.ToInterval(cn.offset)
-			if err != nil {
+			wi := msg.Interval
+			if c.opts.OnWorkerInterval != nil {
+				iv, err := wi.ToInterval(cn.offset)
+				if err != nil {
+					lose(f.w, f.at, results.WorkerFailed, err.Error())
+					return
+				}
+				c.opts.OnWorkerInterval(f.w, iv)
+			}
+			row := results.WorkerInterval{Index: f.w, Phase: wi.Phase, Seq: wi.Seq, Dropped: wi.Dropped, LagP99: wi.LagP99}
+			for _, o := range wi.Ops {
+				row.Ops += o.Count
+				row.Errors += o.Errors
+			}
+			if wi.Phase != measure.PhaseLoad {
+				s.ops += row.Ops
+			}
+			wivs = append(wivs, row)
+			if err := m.addWire(f.w, wi, cn.offset); err != nil {
 				lose(f.w, f.at, results.WorkerFailed, err.Error())
 				return
 			}
-			if iv.Phase != measure.PhaseLoad {
-				for _, o := range iv.Ops {
-					s.ops += o.Count
-				}
-			}
-			wiv := results.WorkerInterval{Index: f.w, Phase: iv.Phase, Seq: msg.Interval.Seq, Dropped: iv.Dropped}
-			for _, o := range iv.Ops {
-				wiv.Ops += o.Count
-				wiv.Errors += o.Errors
-			}
-			if iv.Lag != nil {
-				wiv.LagP99 = measure.Percentile(iv.Lag, 99)
-			}
-			wivs = append(wivs, wiv)
-			if c.opts.OnWorkerInterval != nil {
-				c.opts.OnWorkerInterval(f.w, iv)
-			}
-			m.add(f.w, msg.Interval.Seq, iv)
 		case msg.Event != nil:
 			ev := run.Event{Time: msg.Event.Time.Add(-cn.offset), Kind: msg.Event.Kind, Name: msg.Event.Name,
 				Detail: msg.Event.Detail, Outcome: msg.Event.Outcome}

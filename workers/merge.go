@@ -2,8 +2,10 @@ package workers
 
 import (
 	"sort"
+	"time"
 
 	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/workers/wire"
 )
 
 // merger merges the workers' intervals exactly: interval k of a phase of
@@ -64,20 +66,22 @@ func phaseIndex(p string) int {
 	return 3
 }
 
-// add merges worker w's interval seq of its phase.
-func (m *merger) add(w, seq int, iv measure.Interval) {
-	k := slotKey{phaseIndex(iv.Phase), seq}
+// addWire merges worker w's interval from the wire, decoding it straight
+// into the merged interval (wire.Interval.AddTo).
+func (m *merger) addWire(w int, wi *wire.Interval, offset time.Duration) error {
+	k := slotKey{phaseIndex(wi.Phase), wi.Seq}
 	s := m.pending[k]
 	if s == nil {
-		s = &slot{iv: measure.Interval{Phase: iv.Phase, Start: iv.Start, End: iv.End}, from: make([]bool, m.n)}
+		s = &slot{iv: measure.Interval{Phase: wi.Phase}, from: make([]bool, m.n)}
 		m.pending[k] = s
 	}
-	mergeInterval(&s.iv, iv)
+	err := wi.AddTo(&s.iv, offset)
 	s.from[w] = true
 	if m.pos[w].less(k) {
 		m.pos[w] = k
 	}
 	m.flush()
+	return err
 }
 
 // endPhase notes that worker w sent all its intervals of phase.
@@ -124,50 +128,6 @@ func (m *merger) flush() {
 		}
 		m.emit(s.iv)
 		delete(m.pending, k)
-	}
-}
-
-// mergeInterval adds src to dst exactly.
-func mergeInterval(dst *measure.Interval, src measure.Interval) {
-	if src.Start.Before(dst.Start) {
-		dst.Start = src.Start
-	}
-	if src.End.After(dst.End) {
-		dst.End = src.End
-	}
-	dst.Dropped += src.Dropped
-	dst.Late += src.Late
-	dst.Backlog += src.Backlog
-	dst.TargetRate += src.TargetRate
-	if src.Lag != nil {
-		if dst.Lag == nil {
-			dst.Lag = measure.NewHistogram()
-		}
-		dst.Lag.Merge(src.Lag)
-	}
-	for _, o := range src.Ops {
-		i := 0
-		for i < len(dst.Ops) && dst.Ops[i].Op != o.Op {
-			i++
-		}
-		if i == len(dst.Ops) {
-			dst.Ops = append(dst.Ops, measure.OpInterval{Op: o.Op, Response: measure.NewHistogram(), Service: measure.NewHistogram()})
-		}
-		d := &dst.Ops[i]
-		d.Count += o.Count
-		d.Errors += o.Errors
-		for c, n := range o.Classes {
-			if d.Classes == nil {
-				d.Classes = map[string]int64{}
-			}
-			d.Classes[c] += n
-		}
-		if o.Response != nil {
-			d.Response.Merge(o.Response)
-		}
-		if o.Service != nil {
-			d.Service.Merge(o.Service)
-		}
 	}
 }
 

@@ -36,6 +36,18 @@ func synthetic(w, seq int, phase string, ops int) measure.Interval {
 	return iv
 }
 
+// send merges a synthetic interval through the wire path, as the
+// coordinator does.
+func send(t testing.TB, m *merger, w, seq int, iv measure.Interval) {
+	wi, err := wire.FromInterval(iv, seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.addWire(w, wi, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestMergeExact(t *testing.T) {
 	const n, secs = 4, 3
 	var got []measure.Interval
@@ -49,11 +61,13 @@ func TestMergeExact(t *testing.T) {
 				continue
 			}
 			iv := synthetic(w, seq, measure.PhaseMeasure, 100+w)
-			if want[seq].Phase == "" {
-				want[seq] = measure.Interval{Phase: iv.Phase, Start: iv.Start, End: iv.End}
+			if want[seq].Phase == "" || iv.Start.Before(want[seq].Start) {
+				want[seq].Phase, want[seq].Start = iv.Phase, iv.Start
 			}
-			mergeInterval(&want[seq], iv)
-			m.add(w, seq, iv)
+			if iv.End.After(want[seq].End) {
+				want[seq].End = iv.End
+			}
+			send(t, m, w, seq, iv)
 		}
 		// Nothing is emitted before every worker sent it.
 		if wantOut := max(0, step-n+2); len(got) != min(wantOut, secs) {
@@ -69,14 +83,18 @@ func TestMergeExact(t *testing.T) {
 		for _, o := range iv.Ops {
 			sum += o.Count
 			var fromWorkers int64
-			h := measure.NewHistogram()
+			h, hs := measure.NewHistogram(), measure.NewHistogram()
 			for w := 0; w < n; w++ {
 				for _, wo := range synthetic(w, seq, measure.PhaseMeasure, 100+w).Ops {
 					if wo.Op == o.Op {
 						fromWorkers += wo.Count
 						h.Merge(wo.Response)
+						hs.Merge(wo.Service)
 					}
 				}
+			}
+			if !reflect.DeepEqual(o.Service.Export().Counts, hs.Export().Counts) {
+				t.Errorf("seq %d %s: merged service histogram differs from the sum of the workers'", seq, o.Op)
 			}
 			if o.Count != fromWorkers || o.Response.TotalCount() != fromWorkers {
 				t.Errorf("seq %d %s: count %d (histogram %d), workers sent %d", seq, o.Op, o.Count, o.Response.TotalCount(), fromWorkers)
@@ -101,28 +119,28 @@ func TestMergeExact(t *testing.T) {
 func TestMergeLostAndEnded(t *testing.T) {
 	tests := []struct {
 		name  string
-		feed  func(m *merger)
+		feed  func(m *merger, add func(w, seq int, iv measure.Interval))
 		wants []int // merged seqs emitted, in order
 	}{
-		{"a silent worker holds the merge", func(m *merger) {
-			m.add(0, 0, synthetic(0, 0, "measure", 1))
-			m.add(0, 1, synthetic(0, 1, "measure", 1))
+		{"a silent worker holds the merge", func(m *merger, add func(w, seq int, iv measure.Interval)) {
+			add(0, 0, synthetic(0, 0, "measure", 1))
+			add(0, 1, synthetic(0, 1, "measure", 1))
 		}, nil},
-		{"a lost worker does not", func(m *merger) {
-			m.add(0, 0, synthetic(0, 0, "measure", 1))
-			m.add(0, 1, synthetic(0, 1, "measure", 1))
+		{"a lost worker does not", func(m *merger, add func(w, seq int, iv measure.Interval)) {
+			add(0, 0, synthetic(0, 0, "measure", 1))
+			add(0, 1, synthetic(0, 1, "measure", 1))
 			m.lose(1)
 		}, []int{0, 1}},
-		{"a worker that ended the phase does not", func(m *merger) {
-			m.add(1, 0, synthetic(1, 0, "measure", 1))
-			m.add(0, 0, synthetic(0, 0, "measure", 1))
-			m.add(0, 1, synthetic(0, 1, "measure", 1))
+		{"a worker that ended the phase does not", func(m *merger, add func(w, seq int, iv measure.Interval)) {
+			add(1, 0, synthetic(1, 0, "measure", 1))
+			add(0, 0, synthetic(0, 0, "measure", 1))
+			add(0, 1, synthetic(0, 1, "measure", 1))
 			m.endPhase(1, "measure")
 		}, []int{0, 1}},
-		{"a worker in the next phase covers the last one", func(m *merger) {
-			m.add(0, 0, synthetic(0, 0, "warmup", 1))
-			m.add(1, 0, synthetic(1, 0, "measure", 1))
-			m.add(0, 0, synthetic(0, 0, "measure", 1))
+		{"a worker in the next phase covers the last one", func(m *merger, add func(w, seq int, iv measure.Interval)) {
+			add(0, 0, synthetic(0, 0, "warmup", 1))
+			add(1, 0, synthetic(1, 0, "measure", 1))
+			add(0, 0, synthetic(0, 0, "measure", 1))
 		}, []int{0, 0}},
 	}
 	for _, tt := range tests {
@@ -132,7 +150,7 @@ func TestMergeLostAndEnded(t *testing.T) {
 			m = newMerger(2, func(iv measure.Interval) {
 				got = append(got, int(iv.Start.Sub(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))/time.Second))
 			})
-			tt.feed(m)
+			tt.feed(m, func(w, seq int, iv measure.Interval) { send(t, m, w, seq, iv) })
 			if !reflect.DeepEqual(got, tt.wants) {
 				t.Errorf("emitted seqs %v, want %v", got, tt.wants)
 			}
@@ -140,9 +158,10 @@ func TestMergeLostAndEnded(t *testing.T) {
 	}
 }
 
-// BenchmarkMerge256 merges the synthetic streams of 256 workers (one
-// interval each per second, two op types) in one process: the cost of a
-// merged second, decoding included, for hundreds of workers.
+// BenchmarkMerge256 merges 256 workers' synthetic intervals (one each,
+// two op types) already decoded, with hdrhistogram-go's Merge: what
+// merging cost before AddEncodedHistogram, for comparison with
+// BenchmarkReceiveMerge256.
 func BenchmarkMerge256(b *testing.B) {
 	const n = 256
 	ivs := make([]measure.Interval, n)
@@ -155,7 +174,7 @@ func BenchmarkMerge256(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		m := newMerger(n, func(measure.Interval) { merged++ })
 		for w := range ivs {
-			m.add(w, 0, ivs[w])
+			legacyAdd(m, w, 0, ivs[w])
 		}
 	}
 	if merged != b.N {
@@ -163,8 +182,10 @@ func BenchmarkMerge256(b *testing.B) {
 	}
 }
 
-// BenchmarkReceiveMerge256 is BenchmarkMerge256 from the frames on the
-// wire: each of 256 workers' interval is decoded (JSON, HDR V2) and merged.
+// BenchmarkReceiveMerge256 is what the coordinator does per second of 256
+// workers: each worker's interval frame is parsed (JSON) and its encoded
+// histograms added straight into the merged interval (ns/op = per merged
+// interval of 256 workers).
 func BenchmarkReceiveMerge256(b *testing.B) {
 	const n = 256
 	frames := make([][]byte, n)
@@ -187,14 +208,47 @@ func BenchmarkReceiveMerge256(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			iv, err := msg.Interval.ToInterval(0)
-			if err != nil {
+			if err := m.addWire(w, msg.Interval, 0); err != nil {
 				b.Fatal(err)
 			}
-			m.add(w, msg.Interval.Seq, iv)
 		}
 	}
 	if merged != b.N {
 		b.Fatalf("%d merged intervals, want %d", merged, b.N)
 	}
+}
+
+// legacyAdd merges a decoded interval with hdrhistogram-go's Merge (the
+// reference BenchmarkMerge256 measures).
+func legacyAdd(m *merger, w, seq int, iv measure.Interval) {
+	k := slotKey{phaseIndex(iv.Phase), seq}
+	s := m.pending[k]
+	if s == nil {
+		s = &slot{iv: measure.Interval{Phase: iv.Phase, Start: iv.Start, End: iv.End}, from: make([]bool, m.n)}
+		m.pending[k] = s
+	}
+	dst := &s.iv
+	if iv.Lag != nil {
+		if dst.Lag == nil {
+			dst.Lag = measure.NewHistogram()
+		}
+		dst.Lag.Merge(iv.Lag)
+	}
+	for _, o := range iv.Ops {
+		i := 0
+		for i < len(dst.Ops) && dst.Ops[i].Op != o.Op {
+			i++
+		}
+		if i == len(dst.Ops) {
+			dst.Ops = append(dst.Ops, measure.OpInterval{Op: o.Op, Response: measure.NewHistogram(), Service: measure.NewHistogram()})
+		}
+		dst.Ops[i].Count += o.Count
+		dst.Ops[i].Response.Merge(o.Response)
+		dst.Ops[i].Service.Merge(o.Service)
+	}
+	s.from[w] = true
+	if m.pos[w].less(k) {
+		m.pos[w] = k
+	}
+	m.flush()
 }

@@ -155,6 +155,7 @@ type Interval struct {
 	Backlog    int64     `json:"backlog,omitempty"`
 	TargetRate float64   `json:"target_rate,omitempty"`
 	Lag        []byte    `json:"lag,omitempty"` // encoded HDR histogram
+	LagP99     int64     `json:"lag_p99,omitempty"`
 	Ops        []Op      `json:"ops,omitempty"`
 }
 
@@ -200,6 +201,7 @@ func FromInterval(iv measure.Interval, seq int) (*Interval, error) {
 		if w.Lag, err = measure.EncodeHistogram(iv.Lag); err != nil {
 			return nil, fmt.Errorf("encode lag: %w", err)
 		}
+		w.LagP99 = measure.Percentile(iv.Lag, 99)
 	}
 	for _, o := range iv.Ops {
 		op := Op{Op: o.Op, Count: o.Count, Errors: o.Errors, Classes: o.Classes}
@@ -236,6 +238,58 @@ func (w *Interval) ToInterval(offset time.Duration) (measure.Interval, error) {
 		iv.Ops = append(iv.Ops, op)
 	}
 	return iv, nil
+}
+
+// AddTo merges the interval into dst exactly, decoding its histograms
+// straight into dst's (measure.AddEncodedHistogram: no histogram is
+// allocated per worker), times shifted by -offset as ToInterval does. dst
+// spans the earliest start and the latest end; counters add. On an error
+// dst may hold part of the interval.
+func (w *Interval) AddTo(dst *measure.Interval, offset time.Duration) error {
+	start, end := w.Start.Add(-offset), w.End.Add(-offset)
+	if dst.Start.IsZero() || start.Before(dst.Start) {
+		dst.Start = start
+	}
+	if end.After(dst.End) {
+		dst.End = end
+	}
+	dst.Dropped += w.Dropped
+	dst.Late += w.Late
+	dst.Backlog += w.Backlog
+	dst.TargetRate += w.TargetRate
+	if len(w.Lag) > 0 {
+		if dst.Lag == nil {
+			dst.Lag = measure.NewHistogram()
+		}
+		if err := measure.AddEncodedHistogram(dst.Lag, w.Lag); err != nil {
+			return fmt.Errorf("interval %s/%d: lag: %w", w.Phase, w.Seq, err)
+		}
+	}
+	for _, o := range w.Ops {
+		i := 0
+		for i < len(dst.Ops) && dst.Ops[i].Op != o.Op {
+			i++
+		}
+		if i == len(dst.Ops) {
+			dst.Ops = append(dst.Ops, measure.OpInterval{Op: o.Op, Response: measure.NewHistogram(), Service: measure.NewHistogram()})
+		}
+		d := &dst.Ops[i]
+		d.Count += o.Count
+		d.Errors += o.Errors
+		for c, n := range o.Classes {
+			if d.Classes == nil {
+				d.Classes = map[string]int64{}
+			}
+			d.Classes[c] += n
+		}
+		if err := measure.AddEncodedHistogram(d.Response, o.Response); err != nil {
+			return fmt.Errorf("interval %s/%d: %s response: %w", w.Phase, w.Seq, o.Op, err)
+		}
+		if err := measure.AddEncodedHistogram(d.Service, o.Service); err != nil {
+			return fmt.Errorf("interval %s/%d: %s service: %w", w.Phase, w.Seq, o.Op, err)
+		}
+	}
+	return nil
 }
 
 // Writer writes frames.
