@@ -124,6 +124,8 @@ func FuzzDecode(f *testing.F) {
 		}
 		if m.Interval != nil {
 			_, _ = m.Interval.ToInterval(0) // must not panic
+			var dst measure.Interval
+			_ = m.Interval.AddTo(&dst, 0)
 		}
 	})
 }
