@@ -303,7 +303,7 @@ func (c *Coordinator) serveWorker(w http.ResponseWriter, r *http.Request) {
 			select {
 			case m, ok := <-frames:
 				if !ok {
-					return nil, <-readErr
+					return nil, fmt.Errorf("its stream ended: %w", <-readErr)
 				}
 				if m.Heartbeat != nil {
 					t.Reset(timeout)
@@ -313,11 +313,11 @@ func (c *Coordinator) serveWorker(w http.ResponseWriter, r *http.Request) {
 			case err := <-writeErr:
 				return nil, fmt.Errorf("write: %w", err)
 			case <-t.C:
-				return nil, fmt.Errorf("silent for %v", timeout)
+				return nil, fmt.Errorf("silent for %v (no frame, not even a heartbeat)", timeout)
 			case <-cn.end:
 				return nil, errEnded
 			case <-r.Context().Done():
-				return nil, r.Context().Err()
+				return nil, errors.New("its connection closed (the process died, or the network was cut)")
 			}
 		}
 	}
@@ -575,7 +575,7 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 			return
 		}
 		if f.gone {
-			lose(f.w, f.at, results.WorkerLost, "connection lost: "+f.err.Error())
+			lose(f.w, f.at, results.WorkerLost, f.err.Error())
 			return
 		}
 		switch msg := f.msg; {

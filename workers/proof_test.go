@@ -224,3 +224,31 @@ func TestKilledWhileLoading(t *testing.T) {
 		t.Errorf("load phase %+v, want a partial one", l)
 	}
 }
+
+// TestSilentWorker stops one worker (SIGSTOP): its connection stays open
+// but nothing comes, not even heartbeats, so it is lost after
+// wire.LostAfter, and the others finish the run.
+func TestSilentWorker(t *testing.T) {
+	var stopped time.Time
+	o := nullOptions("operationcount=0", "maxexecutiontime=6", "target=1000")
+	r := distributed(t, setup{opts: o, n: 2, onStart: func(p *Procs) {
+		pid := p.PIDs()[0]
+		stopped = time.Now()
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Errorf("stop worker 0: %v", err)
+		}
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	}})
+	var lost *LostError
+	if !errors.As(r.err, &lost) || len(lost.Lost) != 1 || lost.Lost[0].Index != 0 {
+		t.Fatalf("run error %v, want worker 0 lost", r.err)
+	}
+	w := lost.Lost[0]
+	if !strings.Contains(w.Detail, "silent") {
+		t.Errorf("detail %q, want it to say the worker went silent", w.Detail)
+	}
+	if d := w.LostAt.Sub(stopped); d < wire.LostAfter-500*time.Millisecond || d > wire.LostAfter+3*time.Second {
+		t.Errorf("lost %v after it stopped, want about %v", d, wire.LostAfter)
+	}
+	checkExact(t, r, 0)
+}

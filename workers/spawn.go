@@ -112,6 +112,7 @@ func (p *Procs) Stop(ctx context.Context) error {
 		if err := c.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			errs = append(errs, fmt.Errorf("stop worker %d (pid %d): %w", i, c.Process.Pid, err))
 		}
+		_ = c.Process.Signal(syscall.SIGCONT) // a stopped worker acts on the SIGTERM
 	}
 	t := time.NewTimer(5 * time.Second)
 	defer t.Stop()
