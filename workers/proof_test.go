@@ -130,6 +130,7 @@ func TestKilledWorker(t *testing.T) {
 	for _, ev := range d.Events {
 		if ev.Kind == EventWorkerLost && ev.Name == "worker 2" {
 			found = true
+			t.Logf("worker 2 SIGKILLed; loss recorded %v later", ev.Time.Sub(killed))
 			if lag := ev.Time.Sub(killed); lag < 0 || lag > 4*time.Second {
 				t.Errorf("loss noticed %v after the kill, want within a few seconds", lag)
 			}
@@ -247,6 +248,7 @@ func TestSilentWorker(t *testing.T) {
 	if !strings.Contains(w.Detail, "silent") {
 		t.Errorf("detail %q, want it to say the worker went silent", w.Detail)
 	}
+	t.Logf("worker 0 SIGSTOPped; lost %v later", w.LostAt.Sub(stopped))
 	if d := w.LostAt.Sub(stopped); d < wire.LostAfter-500*time.Millisecond || d > wire.LostAfter+3*time.Second {
 		t.Errorf("lost %v after it stopped, want about %v", d, wire.LostAfter)
 	}
