@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
@@ -16,6 +17,7 @@ import (
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
+	"github.com/dbrig/dbrig/workload/tpcc"
 )
 
 // This file is the experiment side of distributed runs (package workers):
@@ -69,10 +71,24 @@ func (p *Plan) WorkersUnsupported() error {
 		return &InputError{Err: fmt.Errorf("workers: a fault scenario is not supported with workers yet")}
 	case p.Verify:
 		return &InputError{Err: fmt.Errorf("workers: verify is not supported with workers yet")}
+	case tpcc.Is(p.Props):
+		return &InputError{Err: fmt.Errorf("workers: TPC-C is not supported with workers yet (its loader and warehouses are not split into shares)")}
+	case p.insertsWhileRunning() && !p.LoadOnly:
+		return &InputError{Err: fmt.Errorf("workers: insertproportion > 0 is not supported with workers yet: every worker would insert the same new keys")}
 	case p.Driver == "sqlite" || p.Driver == "pebble":
 		return &InputError{Err: fmt.Errorf("workers: driver %s keeps its data in one process's files; workers need a server (redis, postgres, mysql, etcd, hazelcast) or sim/null", p.Driver)}
 	}
 	return nil
+}
+
+// insertsWhileRunning tells whether the run phases insert new records.
+func (p *Plan) insertsWhileRunning() bool {
+	v, _, ok := p.Props.Lookup("insertproportion")
+	if !ok {
+		return false
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	return err == nil && f > 0
 }
 
 // Shares splits the plan into n shares: a disjoint slice of the load

@@ -94,6 +94,8 @@ func TestSharesBadInput(t *testing.T) {
 		{"zero workers", Options{Driver: "null", Props: []string{"recordcount=100"}}, 0, "at least 1"},
 		{"schedule share below 1/s", Options{Driver: "null", Props: []string{"recordcount=100"}, Schedule: []run.RateStep{{Rate: 100, For: time.Second}, {Rate: 2, For: time.Second}}}, 4, "below 1 op/s"},
 		{"embedded store", Options{Driver: "sqlite", Props: []string{"recordcount=100", "threadcount=8"}}, 2, "one process's files"},
+		{"inserts while running", Options{Driver: "null", PropFiles: []string{"workloadd"}, Props: []string{"recordcount=100", "threadcount=8"}}, 2, "insertproportion"},
+		{"tpcc", Options{Driver: "null", PropFiles: []string{"tpcc"}, Props: []string{"threadcount=8"}}, 2, "TPC-C"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +108,8 @@ func TestSharesBadInput(t *testing.T) {
 				t.Errorf("Shares(%d) = %v, want bad input saying %q", tt.n, err, tt.want)
 			}
 			var se *ShareError
-			if strings.Contains(tt.name, "embedded") != !errors.As(err, &se) {
+			unsupported := strings.Contains(tt.name, "embedded") || strings.Contains(tt.name, "inserts") || tt.name == "tpcc"
+			if unsupported != !errors.As(err, &se) {
 				t.Errorf("Shares(%d) = %T, want *ShareError unless the driver is the problem", tt.n, err)
 			}
 		})
