@@ -254,3 +254,26 @@ func TestSilentWorker(t *testing.T) {
 	}
 	checkExact(t, r, 0)
 }
+
+// TestInterrupted is Ctrl-C at the coordinator: the workers are told to
+// stop, send what they measured, and the run is stored as interrupted.
+func TestInterrupted(t *testing.T) {
+	start := time.Now()
+	r := distributed(t, setup{opts: nullOptions("operationcount=0", "maxexecutiontime=30", "target=1000"), n: 2, interrupt: true})
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the interrupted run took %v, want it to stop within the grace period", took)
+	}
+	if !errors.Is(r.err, context.Canceled) || r.out == nil || r.out.Status != experiment.StatusInterrupted {
+		t.Fatalf("run: %v (outcome %+v), want interrupted", r.err, r.out)
+	}
+	ws, err := r.store.Workers(context.Background(), r.out.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Status != results.WorkerInterrupted {
+			t.Errorf("worker %d: %s, want interrupted", w.Index, w.Status)
+		}
+	}
+	checkExact(t, r, 0)
+}

@@ -77,6 +77,8 @@ type setup struct {
 	version func(i int) string
 	onStart func(p *Procs)
 	onPhase string // when onStart is called: at the first merged interval of this phase (default measure)
+	// interrupt cancels the run's context (Ctrl-C) where onStart would be called.
+	interrupt bool
 }
 
 type result struct {
@@ -130,6 +132,9 @@ func distributed(t *testing.T, s setup) result {
 		t.Fatal(err)
 	}
 	h := experiment.Hooks{Perform: c.Perform, Warn: func(err error) { t.Logf("warning: %v", err) }}
+	if s.interrupt {
+		s.onStart = func(*Procs) { cancel() }
+	}
 	if s.onStart != nil {
 		h.Observer = &onMeasure{phase: s.onPhase, f: func() { s.onStart(procs) }}
 	}
