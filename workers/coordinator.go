@@ -317,6 +317,20 @@ func (c *Coordinator) serveWorker(w http.ResponseWriter, r *http.Request) {
 			case <-cn.end:
 				return nil, errEnded
 			case <-r.Context().Done():
+				// Frames that arrived before the connection closed count.
+				for {
+					select {
+					case m, ok := <-frames:
+						if ok && m.Heartbeat == nil {
+							return m, nil
+						}
+						if ok {
+							continue
+						}
+					default:
+					}
+					break
+				}
 				return nil, errors.New("its connection closed (the process died, or the network was cut)")
 			}
 		}

@@ -129,10 +129,10 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	defer resp.Body.Close()
 	logf("connected to %s", o.Coordinator)
 
-	w := &worker{out: make(chan *wire.Msg, 256), end: make(chan struct{}), logf: logf}
+	w := &worker{out: make(chan *wire.Msg, 256), end: make(chan struct{}), wend: make(chan struct{}), logf: logf}
 	writeErr := make(chan error, 1)
 	go func() {
-		err := writeLoop(wire.NewWriter(pw, nil), w.out, w.end)
+		err := writeLoop(wire.NewWriter(pw, nil), w.out, w.wend)
 		pw.CloseWithError(err)
 		writeErr <- err
 	}()
@@ -236,7 +236,16 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 					opened <- err
 				}()
 			case m.Start != nil:
-				if runner == nil || running {
+				if running {
+					// The coordinator may start the next group as soon as it
+					// has this one's PhaseDone, before its end reached here.
+					err := <-busy
+					running = false
+					if err != nil || share.LoadOnly || w.ranRun {
+						return finish(err)
+					}
+				}
+				if runner == nil {
 					return finish(fmt.Errorf("start %s before the share was opened or while busy", m.Start.What))
 				}
 				running = true
@@ -255,7 +264,8 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 // worker is a worker's stream to the coordinator.
 type worker struct {
 	out       chan *wire.Msg
-	end       chan struct{}
+	end       chan struct{} // both directions end
+	wend      chan struct{} // the writer ends (after Done)
 	endOnce   sync.Once
 	closeOnce sync.Once
 	logf      func(string, ...any)
@@ -269,19 +279,24 @@ func (w *worker) send(m *wire.Msg) {
 	}
 }
 
-// closeOut stops the writer after what is queued (the writer drains out
-// before end in practice: the queue is read first when both are ready is
-// not guaranteed, so drain here).
+// closeOut stops the writer after what is queued (a select does not
+// prefer the queue to the stop, so wait for the queue to drain first);
+// the reader goes on, so the worker can wait for the coordinator to end
+// the stream after it read the last frame.
 func (w *worker) closeOut() {
 	w.closeOnce.Do(func() {
 		for i := 0; i < 200 && len(w.out) > 0; i++ {
 			time.Sleep(5 * time.Millisecond)
 		}
-		w.close()
+		close(w.wend)
 	})
 }
 
-func (w *worker) close() { w.endOnce.Do(func() { close(w.end) }) }
+// close ends both directions.
+func (w *worker) close() {
+	w.closeOut()
+	w.endOnce.Do(func() { close(w.end) })
+}
 
 // perform runs a phase group at its start time and streams it.
 func (w *worker) perform(ctx context.Context, r *experiment.ShareRunner, st wire.Start) error {
