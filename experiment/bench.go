@@ -98,6 +98,9 @@ func ResolveBench(path string, o BenchOptions) (*Bench, error) {
 			if r.Plan, err = Resolve(opts); err != nil {
 				return nil, err
 			}
+			if err := checkWorkers(e, r.Plan); err != nil {
+				return nil, err
+			}
 			if r.Plan.Faults, err = cycleTargets(e, r.Plan.Faults, rep); err != nil {
 				return nil, &InputError{Err: err}
 			}
@@ -216,7 +219,7 @@ func (b *Bench) Execute(ctx context.Context, h Hooks, beforeRun func(i int, r Be
 		if beforeRun != nil {
 			beforeRun(i, r)
 		}
-		o, err := Execute(ctx, r.Plan, h)
+		o, err := executeBenchRun(ctx, r, h)
 		out = append(out, BenchOutcome{Run: r, Outcome: o, Err: err})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("run %d/%d (%s): %w", i+1, len(b.Runs), r.Label(), err))

@@ -40,6 +40,12 @@ type Hooks struct {
 	Warn func(error)
 	// ClusterUp is called once a local cluster is ready, with its nodes.
 	ClusterUp func([]cluster.Node)
+	// Perform, if set, performs the phases instead of this process (a
+	// distributed run: package workers merges what its workers measure).
+	Perform Performer
+	// OnWorkers performs a run of an experiment file with workers: N
+	// (package workers, through the command); see workers.go.
+	OnWorkers RunOnWorkers
 }
 
 // Started describes a run that was just stored.
@@ -201,7 +207,13 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 		tr.tl = newTimeline(info.Start)
 	}
-	sums, runErr := p.perform(ctx, trackedDB(db, tr), obs)
+	var sums []measure.Summary
+	var runErr error
+	if h.Perform != nil {
+		sums, runErr = h.Perform(ctx, store, runID, obs)
+	} else {
+		sums, runErr = p.perform(ctx, trackedDB(db, tr), obs)
+	}
 	stopFaults() // a pause under way is healed before the cluster goes down
 	if p.Verify && tr != nil && ctx.Err() == nil {
 		v := tr.verify(wctx, verifyTimeout(p))

@@ -38,6 +38,9 @@ type Experiment struct {
 	Verify   bool         // read back every acknowledged insert and delete after the run (lost writes)
 	// CycleTargets moves each fault on a node to the next node every repetition.
 	CycleTargets bool
+	// Workers runs each run on this many worker processes whose figures are
+	// merged exactly (dbrig run --workers; 0: one process).
+	Workers int
 
 	pos map[string]Pos // key path → where its value is
 }
@@ -521,9 +524,10 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 				"props": d.props(&e.Workload.Props),
 			})
 		},
-		"load":   func(n *yaml.Node, p string) error { return d.load(n, p, &e.Load) },
-		"repeat": d.int(&e.Repeat, 1),
-		"verify": d.boolean(&e.Verify),
+		"load":    func(n *yaml.Node, p string) error { return d.load(n, p, &e.Load) },
+		"repeat":  d.int(&e.Repeat, 1),
+		"verify":  d.boolean(&e.Verify),
+		"workers": d.int(&e.Workers, 0),
 		"verdict": func(n *yaml.Node, p string) error {
 			if n.Kind != yaml.SequenceNode {
 				return d.errorf(n, p, "expected a list such as [\"recovery <= 15s\", \"p99_change_pct <= 300\"]")
@@ -835,6 +839,7 @@ func schemaPaths() []string {
 		"workload.files", "workload.props",
 		"load.model", "load.clients", "load.rate", "load.arrival", "load.think", "load.warmup",
 		"load.duration", "load.operations", "load.timeout", "load.max_backlog", "load.schedule", "scenario", "verdict",
+		"workers",
 	}
 }
 

@@ -69,6 +69,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintf(e.stderr, "node %-10s %-8s pid %-7d %s  log %s\n", n.Name, n.Role, n.PID, n.Addr, n.Log)
 			}
 		},
+		OnWorkers: benchOnWorkers(e), // workers: N in the file (worker.go)
 	}
 	outs, runErr := b.Execute(ctx, hooks, func(i int, r experiment.BenchRun) {
 		fmt.Fprintf(e.stderr, "\n== %s: run %d of %d %s\n", b.Name, i+1, len(b.Runs), r.Label())

@@ -32,6 +32,7 @@ type runFlags struct {
 	jsonOut, ycsbOut       bool
 	quiet, skipLoad        bool
 	recreate               bool
+	wf                     workerFlags     // --workers N and its companions (worker.go)
 	set                    map[string]bool // flags given explicitly
 }
 
@@ -50,6 +51,7 @@ func (f *runFlags) define(fs *flag.FlagSet, withRun bool) {
 	fs.BoolVar(&f.jsonOut, "json", false, "print a machine-readable summary to stdout (the table goes to stderr)")
 	fs.Bool("s", false, "accepted for YCSB compatibility (status is always shown)")
 	fs.BoolVar(&f.recreate, "recreate", false, "drop the benchmark data of an earlier load first, then load")
+	f.wf.define(fs)
 	if !withRun {
 		fs.DurationVar(&f.duration, "duration", 0, "stop loading after this long (the data set is then partial, and says so)")
 		return
@@ -95,6 +97,9 @@ func parseRunFlags(name string, e *env, args []string, withRun bool) (*runFlags,
 		return nil, usagef("--model %q: expected open or closed", f.model)
 	case f.recreate && f.skipLoad:
 		return nil, usagef("--recreate and --skip-load: recreating the data means loading it")
+	}
+	if err := f.wf.check(f.set); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -172,7 +177,12 @@ func execute(ctx context.Context, e *env, f *runFlags, withRun bool, args []stri
 			fmt.Fprintf(e.stderr, "run %d: %s on %s (%s); results in %s\n", s.RunID, plan.WorkloadName(), plan.Driver, s.Target, s.Store)
 		}
 	}
-	out, err := experiment.Execute(ctx, plan, hooks)
+	var out *experiment.Outcome
+	if f.wf.workers > 0 {
+		out, err = executeOnWorkers(ctx, e, f.wf, plan, hooks)
+	} else {
+		out, err = experiment.Execute(ctx, plan, hooks)
+	}
 	prog.close()
 	if out == nil {
 		return err

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestWorkerFlagsBadInput(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--workers", "-1"}, "--workers -1"},
+		{[]string{"run", "--listen", "127.0.0.1:0"}, "belong to --workers"},
+		{[]string{"run", "--workers", "2", "--connect-timeout", "0s"}, "--connect-timeout"},
+		{[]string{"run", "--driver", "null", "-p", "recordcount=3", "--clients", "8", "--workers", "4"}, "inserts 3 records"},
+		{[]string{"run", "--driver", "null", "-p", "recordcount=100", "--clients", "2", "--workers", "4"}, "2 clients"},
+		{[]string{"run", "--driver", "null", "-p", "recordcount=100", "--rate", "3", "--duration", "1s", "--workers", "4"}, "below 1 op/s"},
+		{[]string{"worker"}, "--coordinator URL is required"},
+		{[]string{"worker", "--coordinator", "http://127.0.0.1:1"}, "no index"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Setenv("DBRIG_WORKER_INDEX", "")
+			t.Setenv("JOB_COMPLETION_INDEX", "")
+			code, _, stderr := dbrig(t, context.Background(), append(tt.args, "--store", filepath.Join(t.TempDir(), "r.db"))...)
+			if tt.args[0] == "worker" {
+				code, _, stderr = dbrig(t, context.Background(), tt.args...)
+			}
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// TestRunWorkersNoSpawn is the Kubernetes shape on one machine: the
+// coordinator (--spawn=false) waits on a fixed address, and two dbrig
+// worker commands join it, one by --index, one by JOB_COMPLETION_INDEX.
+func TestRunWorkersNoSpawn(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	store := filepath.Join(t.TempDir(), "r.db")
+	t.Setenv("DBRIG_TOKEN", "s3cret-token")
+	t.Setenv("JOB_COMPLETION_INDEX", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	for i, args := range [][]string{
+		{"worker", "--coordinator", "http://" + addr, "--index", "0", "--connect-timeout", "20s"},
+		{"worker", "--coordinator", "http://" + addr, "--connect-timeout", "20s"},
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _, _ = dbrig(t, ctx, args...)
+		}()
+	}
+	code, stdout, stderr := dbrig(t, ctx, "run", "--driver", "null", "-p", "recordcount=100", "-p", "operationcount=1001",
+		"--clients", "2", "--workers", "2", "--spawn=false", "--listen", addr, "--store", store, "--quiet")
+	wg.Wait()
+	if code != 0 {
+		t.Fatalf("run exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if codes[0] != 0 || codes[1] != 0 {
+		t.Errorf("worker exits %v, want 0 0", codes)
+	}
+	if !strings.Contains(stdout, "1,001") || !strings.Contains(stdout, "stored (done)") {
+		t.Errorf("summary does not show the 1,001 merged operations:\n%s", stdout)
+	}
+	if strings.Contains(stdout+stderr, "s3cret-token") {
+		t.Error("the token was printed")
+	}
+	s := openStore(t, store)
+	ws, err := s.Workers(context.Background(), 1)
+	if err != nil || len(ws) != 2 || ws[0].Ops+ws[1].Ops != 1001 {
+		t.Errorf("worker rows %+v, %v: want 2 adding up to 1001 operations", ws, err)
+	}
+}

@@ -1,0 +1,357 @@
+package workers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/run"
+	"github.com/dbrig/dbrig/workers/wire"
+)
+
+// WorkerOptions configure a worker process.
+type WorkerOptions struct {
+	Coordinator string // http://host:port
+	Index       int
+	Token       string // from DBRIG_TOKEN only
+	// ConnectTimeout bounds the retries while the coordinator is not
+	// reachable yet (pods start in any order).
+	ConnectTimeout time.Duration
+	Version        string // experiment.Version when empty
+	// LostAfter is how long a silent coordinator is given (wire.LostAfter).
+	LostAfter time.Duration
+	// Log receives one line per notable step (nil: none).
+	Log io.Writer
+}
+
+// UnreachableError is a coordinator that could not be reached within the
+// connect timeout.
+type UnreachableError struct {
+	URL     string
+	Timeout time.Duration
+	Err     error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("coordinator %s unreachable for %v: %v", e.URL, e.Timeout, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// ErrCoordinatorLost is a coordinator whose stream broke or went silent:
+// the worker stops its run.
+var ErrCoordinatorLost = errors.New("coordinator lost")
+
+// h2cClient speaks HTTP/2 over cleartext TCP (prior knowledge).
+func h2cClient() *http.Client {
+	protos := new(http.Protocols)
+	protos.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: protos, DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext}
+	return &http.Client{Transport: tr}
+}
+
+// RunWorker connects to the coordinator, performs the share it is given
+// and streams what it measures. It returns nil when its share ran to the
+// end; an error when it was refused, could not reach the coordinator, lost
+// it, or its share failed.
+func RunWorker(ctx context.Context, o WorkerOptions) error {
+	if o.Version == "" {
+		o.Version = experiment.Version
+	}
+	if o.LostAfter == 0 {
+		o.LostAfter = wire.LostAfter
+	}
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "worker %d: "+format+"\n", append([]any{o.Index}, args...)...)
+		}
+	}
+	url := strings.TrimSuffix(o.Coordinator, "/") + wire.PathWorker
+	client := h2cClient()
+	defer client.CloseIdleConnections()
+	host, _ := os.Hostname()
+
+	var resp *http.Response
+	var pw *io.PipeWriter
+	deadline := time.Now().Add(o.ConnectTimeout)
+	for {
+		var pr *io.PipeReader
+		pr, pw = io.Pipe()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, pr)
+		if err != nil {
+			return &experiment.InputError{Err: fmt.Errorf("--coordinator %s: %w", o.Coordinator, err)}
+		}
+		req.Header.Set(wire.HeaderProtocol, strconv.Itoa(wire.Protocol))
+		req.Header.Set(wire.HeaderVersion, o.Version)
+		req.Header.Set(wire.HeaderIndex, strconv.Itoa(o.Index))
+		req.Header.Set(wire.HeaderHost, host)
+		req.Header.Set(wire.HeaderPID, strconv.Itoa(os.Getpid()))
+		if o.Token != "" {
+			req.Header.Set("Authorization", "Bearer "+o.Token)
+		}
+		resp, err = client.Do(req)
+		if err == nil && resp.StatusCode == http.StatusOK {
+			break
+		}
+		pw.Close()
+		if err == nil {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			resp.Body.Close()
+			msg := strings.TrimSpace(string(b))
+			if resp.StatusCode == http.StatusConflict || resp.StatusCode == http.StatusUnauthorized {
+				return &RefusedError{Msg: fmt.Sprintf("coordinator %s %s", o.Coordinator, msg)}
+			}
+			err = fmt.Errorf("%s: %s", resp.Status, msg)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if time.Now().After(deadline) {
+			return &UnreachableError{URL: o.Coordinator, Timeout: o.ConnectTimeout, Err: err}
+		}
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	defer resp.Body.Close()
+	logf("connected to %s", o.Coordinator)
+
+	w := &worker{out: make(chan *wire.Msg, 256), end: make(chan struct{}), wend: make(chan struct{}), logf: logf}
+	writeErr := make(chan error, 1)
+	go func() {
+		err := writeLoop(wire.NewWriter(pw, nil), w.out, w.wend)
+		pw.CloseWithError(err)
+		writeErr <- err
+	}()
+	frames := make(chan *wire.Msg, 64)
+	readErr := make(chan error, 1)
+	go func() { readErr <- readLoop(wire.NewReader(resp.Body), frames, w.end) }()
+	defer w.close()
+
+	runCtx, cancelRun := context.WithCancelCause(ctx)
+	defer cancelRun(nil)
+	var share *experiment.Share
+	var runner *experiment.ShareRunner
+	defer func() {
+		if runner != nil {
+			runner.Close()
+		}
+	}()
+	busy := make(chan error, 1) // the phase group under way ends
+	running := false
+	silence := time.NewTimer(o.LostAfter)
+	defer silence.Stop()
+	var opened chan error
+	finish := func(err error) error {
+		d := &wire.Done{}
+		if err != nil {
+			d.Err = err.Error()
+		}
+		w.send(&wire.Msg{Done: d})
+		// Let the coordinator read Done and end the stream (bounded).
+		w.closeOut()
+		t := time.NewTimer(2 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case _, ok := <-frames:
+				if !ok {
+					return err
+				}
+			case <-t.C:
+				return err
+			}
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			cancelRun(ctx.Err())
+			if running {
+				// Finish the phase (grace), send what was measured.
+				err := <-busy
+				return finish(errors.Join(err, ctx.Err()))
+			}
+			return finish(ctx.Err())
+		case err := <-writeErr:
+			cancelRun(ErrCoordinatorLost)
+			return fmt.Errorf("%w: write: %v", ErrCoordinatorLost, err)
+		case <-silence.C:
+			cancelRun(ErrCoordinatorLost)
+			if running {
+				<-busy
+			}
+			return fmt.Errorf("%w: silent for %v", ErrCoordinatorLost, o.LostAfter)
+		case err := <-opened:
+			opened = nil
+			if err != nil {
+				return finish(err)
+			}
+			logf("share %d of %d opened (%s)", share.Index, share.Workers, share.Driver)
+			w.send(&wire.Msg{Ready: &wire.Ready{Origin: runner.Origin()}})
+		case err := <-busy:
+			running = false
+			if err != nil || share.LoadOnly || w.ranRun {
+				return finish(err)
+			}
+		case m, ok := <-frames:
+			if !ok {
+				err := <-readErr
+				cancelRun(ErrCoordinatorLost)
+				if running {
+					<-busy
+				}
+				if errors.Is(err, io.EOF) || err == nil {
+					err = io.ErrUnexpectedEOF
+				}
+				return fmt.Errorf("%w: %v", ErrCoordinatorLost, err)
+			}
+			silence.Reset(o.LostAfter)
+			switch {
+			case m.Ping != nil:
+				now := time.Now()
+				w.send(&wire.Msg{Pong: &wire.Pong{Seq: m.Ping.Seq, PingSent: m.Ping.Sent, Received: now, Sent: time.Now()}})
+			case m.Assign != nil:
+				share = &experiment.Share{}
+				if err := json.Unmarshal(m.Assign, share); err != nil {
+					return finish(fmt.Errorf("assignment: %w", err))
+				}
+				opened = make(chan error, 1)
+				go func() {
+					r, err := experiment.OpenShare(runCtx, *share)
+					runner = r
+					opened <- err
+				}()
+			case m.Start != nil:
+				if running {
+					// The coordinator may start the next group as soon as it
+					// has this one's PhaseDone, before its end reached here.
+					err := <-busy
+					running = false
+					if err != nil || share.LoadOnly || w.ranRun {
+						return finish(err)
+					}
+				}
+				if runner == nil {
+					return finish(fmt.Errorf("start %s before the share was opened or while busy", m.Start.What))
+				}
+				running = true
+				go func(st wire.Start) { busy <- w.perform(runCtx, runner, st) }(*m.Start)
+			case m.Stop != nil:
+				logf("stop: %s", m.Stop.Reason)
+				cancelRun(errors.New(m.Stop.Reason))
+				if !running {
+					return finish(errors.New("stopped: " + m.Stop.Reason))
+				}
+			}
+		}
+	}
+}
+
+// worker is a worker's stream to the coordinator.
+type worker struct {
+	out       chan *wire.Msg
+	end       chan struct{} // both directions end
+	wend      chan struct{} // the writer ends (after Done)
+	endOnce   sync.Once
+	closeOnce sync.Once
+	logf      func(string, ...any)
+	ranRun    bool
+}
+
+func (w *worker) send(m *wire.Msg) {
+	select {
+	case w.out <- m:
+	case <-w.end:
+	}
+}
+
+// closeOut stops the writer after what is queued (a select does not
+// prefer the queue to the stop, so wait for the queue to drain first);
+// the reader goes on, so the worker can wait for the coordinator to end
+// the stream after it read the last frame.
+func (w *worker) closeOut() {
+	w.closeOnce.Do(func() {
+		for i := 0; i < 200 && len(w.out) > 0; i++ {
+			time.Sleep(5 * time.Millisecond)
+		}
+		close(w.wend)
+	})
+}
+
+// close ends both directions.
+func (w *worker) close() {
+	w.closeOut()
+	w.endOnce.Do(func() { close(w.end) })
+}
+
+// perform runs a phase group at its start time and streams it.
+func (w *worker) perform(ctx context.Context, r *experiment.ShareRunner, st wire.Start) error {
+	if d := time.Until(st.At); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	obs := &streamObs{w: w, seq: map[string]int{}}
+	switch st.What {
+	case wire.StartLoad:
+		sum, err := r.Load(ctx, obs)
+		if obs.err != nil {
+			return obs.err
+		}
+		w.send(&wire.Msg{PhaseDone: &wire.PhaseDone{Phase: measure.PhaseLoad, Records: sum.Records, Wanted: sum.Wanted, Errors: sum.Errors}})
+		return err
+	case wire.StartRun:
+		w.ranRun = true
+		sums, err := r.Run(ctx, obs)
+		if obs.err != nil {
+			return obs.err
+		}
+		for _, s := range sums {
+			w.send(&wire.Msg{PhaseDone: &wire.PhaseDone{Phase: s.Phase, Errors: s.Errors}})
+		}
+		return err
+	}
+	return fmt.Errorf("start %q: expected %s or %s", st.What, wire.StartLoad, wire.StartRun)
+}
+
+// streamObs sends every interval and event as it is produced.
+type streamObs struct {
+	w   *worker
+	seq map[string]int
+	err error
+}
+
+func (o *streamObs) Interval(iv measure.Interval) {
+	seq := o.seq[iv.Phase]
+	o.seq[iv.Phase]++
+	wi, err := wire.FromInterval(iv, seq)
+	if err != nil {
+		if o.err == nil {
+			o.err = err
+		}
+		return
+	}
+	o.w.send(&wire.Msg{Interval: wi})
+}
+
+func (o *streamObs) Event(ev run.Event) {
+	o.w.send(&wire.Msg{Event: &wire.Event{Time: ev.Time, Kind: ev.Kind, Name: ev.Name, Detail: ev.Detail, Outcome: ev.Outcome}})
+}
