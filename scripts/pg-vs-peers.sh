@@ -91,7 +91,7 @@ run_goycsb() { # clients; go-ycsb has no time limit of its own: SIGTERM prints i
 		echo "- -"
 		return
 	fi
-	/usr/bin/time -f "%U %S" -o "$tmp/cpu" timeout -s TERM "$secs" "$goycsb" run postgresql -p workload=core \
+	/usr/bin/time -f "%U %S" -o "$tmp/cpu" timeout --foreground -s TERM "$secs" "$goycsb" run postgresql -p workload=core \
 		-p readallfields=true -p readproportion=1 -p updateproportion=0 -p scanproportion=0 -p insertproportion=0 \
 		-p requestdistribution=zipfian -p recordcount="$records" -p operationcount=1000000000 -p threadcount="$1" \
 		-p table="$table" -p pg.host="$pghost" -p pg.port="$pgport" -p pg.user="$pguser" -p pg.password="$pgpass" \
