@@ -10,7 +10,8 @@
 #
 # Prints per round and workload: ops/s of dbrig with redis.update=checked
 # (the default: a Lua EXISTS+HSET), with redis.update=hset (one plain HSET, as
-# go-ycsb's update) and of go-ycsb; the client's CPU per operation (user +
+# go-ycsb's update), with redis.client=rueidis (checked updates, automatic
+# pipelining) and of go-ycsb; the client's CPU per operation (user +
 # system µs of the tool's process / operations; the server's CPU is not in
 # it) and the ratios. Environment: DBRIG_REDIS_ADDR (host:port),
 # DBRIG_REDIS_PASSWORD (optional, never printed), GOYCSB (default
@@ -45,8 +46,8 @@ echo "loading $records records for each tool" >&2
 
 cpu() { python3 -c 'import sys; u, s = map(float, open(sys.argv[1]).read().split()[-2:]); print(u + s)' "$tmp/cpu"; }
 
-run_dbrig() { # workload update-mode → "ops/s cpu_us_per_op"
-	/usr/bin/time -f "%U %S" -o "$tmp/cpu" "$dbrig" run --driver redis -P "$1" "${dprops[@]}" -p redis.update="$2" \
+run_dbrig() { # workload update-mode client → "ops/s cpu_us_per_op"
+	/usr/bin/time -f "%U %S" -o "$tmp/cpu" "$dbrig" run --driver redis -P "$1" "${dprops[@]}" -p redis.update="$2" -p redis.client="$3" \
 		-p operationcount=0 --skip-load --clients "$clients" --duration "${secs}s" \
 		--store "$tmp/run-$RANDOM.db" --quiet --json 2>/dev/null >"$tmp/out"
 	python3 - "$tmp/out" "$(cpu)" <<'PY'
@@ -74,12 +75,14 @@ ratio() { python3 -c 'import sys
 try: print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))
 except (ValueError, ZeroDivisionError): print("-")' "$1" "$2"; }
 
-printf '%-5s %-9s %10s %10s %10s %8s %8s   %s\n' round workload checked hset go-ycsb chk/ycsb hset/ycsb "cpu µs/op: checked hset go-ycsb"
+printf '%-5s %-9s %10s %10s %10s %10s %8s %8s %8s   %s\n' round workload checked hset rueidis go-ycsb chk/ycsb hset/ycsb rue/ycsb "cpu µs/op: checked hset rueidis go-ycsb"
 for r in $(seq "$rounds"); do
 	for w in a c; do
-		read -r c cc < <(run_dbrig "workload$w" checked)
+		read -r c cc < <(run_dbrig "workload$w" checked go-redis)
 		read -r g gc < <(run_goycsb "$([ "$w" = a ] && echo 0.5 || echo 1)")
-		read -r h hc < <(run_dbrig "workload$w" hset)
-		printf '%-5s %-9s %10s %10s %10s %8s %8s   %s %s %s\n' "$r" "$w/$clients" "$c" "$h" "$g" "$(ratio "$c" "$g")" "$(ratio "$h" "$g")" "$cc" "$hc" "$gc"
+		read -r h hc < <(run_dbrig "workload$w" hset go-redis)
+		read -r u uc < <(run_dbrig "workload$w" checked rueidis)
+		printf '%-5s %-9s %10s %10s %10s %10s %8s %8s %8s   %s %s %s %s\n' "$r" "$w/$clients" "$c" "$h" "$u" "$g" \
+			"$(ratio "$c" "$g")" "$(ratio "$h" "$g")" "$(ratio "$u" "$g")" "$cc" "$hc" "$uc" "$gc"
 	done
 done

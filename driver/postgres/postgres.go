@@ -17,7 +17,9 @@
 //
 //	pg.url       connection URL (required), e.g. postgres://user:secret@127.0.0.1:5432/db?sslmode=disable;
 //	             the password is redacted wherever the target is shown or stored
-//	pg.timeout   per-operation timeout (default 10s; 0 = none)
+//	pg.timeout   per-operation timeout (default 10s; 0 = none), armed as the
+//	             connection's socket deadline (no timer context per operation);
+//	             waiting for a free connection (pg.poolsize < clients) is not bounded by it
 //	pg.poolsize  connections (default: max(threadcount, 4))
 //	pg.batch     bulk-load method: copy (COPY FROM STDIN, default) or insert (multi-row INSERT)
 //

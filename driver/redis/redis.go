@@ -27,6 +27,8 @@
 //	redis.timeout   bound of one operation, retries included (default 2s)
 //	redis.poolsize  connections in the pool (default: threadcount, at least go-redis' 10 per CPU)
 //	redis.update    checked (default) or hset: see above
+//	redis.client    go-redis (default) or rueidis: a prototype, Read and Update
+//	                through rueidis' automatic pipelining (rueidis.go)
 //	table           the table Reset drops (YCSB's property, default usertable)
 //
 // Example:
@@ -47,6 +49,7 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/errclass"
@@ -59,8 +62,9 @@ type DB struct {
 	addr    string
 	db      int
 	timeout time.Duration
-	table   string // for Reset
-	hset    bool   // redis.update=hset: Update is a plain HSET (upsert)
+	table   string         // for Reset
+	hset    bool           // redis.update=hset: Update is a plain HSET (upsert)
+	rue     rueidis.Client // redis.client=rueidis: Read and Update (rueidis.go); else nil
 }
 
 // Update modes (property redis.update).
@@ -71,10 +75,12 @@ const (
 
 // updateScript writes the fields only if the record exists: one round trip,
 // atomic, and no upsert.
-var updateScript = goredis.NewScript(`
+var updateScript = goredis.NewScript(updateScriptSrc)
+
+const updateScriptSrc = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if #ARGV > 0 then redis.call('HSET', KEYS[1], unpack(ARGV)) end
-return 1`)
+return 1`
 
 // Open connects to the server named by the redis.* properties and checks it
 // answers.
@@ -113,6 +119,10 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	lib, err := p.Choice("redis.client", ClientGoRedis, ClientRueidis)
+	if err != nil {
+		return nil, err
+	}
 	c := goredis.NewClient(&goredis.Options{
 		Addr:     addr,
 		Password: password,
@@ -134,6 +144,12 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 		c.Close()
 		return nil, fmt.Errorf("redis: connect to %s: %w", addr, classify(err))
 	}
+	if lib == ClientRueidis {
+		if d.rue, err = openRueidis(addr, password, int(dbn), timeout); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("redis: connect to %s (rueidis): %w", addr, classifyRue(err))
+		}
+	}
 	return d, nil
 }
 
@@ -150,6 +166,9 @@ func (d *DB) Read(ctx context.Context, table, key string, fields []string) (driv
 	ctx, cancel := d.op(ctx)
 	defer cancel()
 	hk := hashKey(table, key)
+	if d.rue != nil {
+		return d.rueRead(ctx, hk, key, fields)
+	}
 	if len(fields) == 0 { // nil means all; HMGET with no field would be an error
 
 		m, err := d.c.HGetAll(ctx, hk).Result()
@@ -255,6 +274,9 @@ func (d *DB) Scan(ctx context.Context, table, startKey string, n int, fields []s
 func (d *DB) Update(ctx context.Context, table, key string, values driver.Record) error {
 	ctx, cancel := d.op(ctx)
 	defer cancel()
+	if d.rue != nil {
+		return d.rueUpdate(ctx, hashKey(table, key), key, values)
+	}
 	if d.hset {
 		if len(values) == 0 {
 			return nil
@@ -404,8 +426,13 @@ func toAny(ss []string) []any {
 	return a
 }
 
-// Close closes the pool.
-func (d *DB) Close() error { return d.c.Close() }
+// Close closes the pool (and rueidis' connection).
+func (d *DB) Close() error {
+	if d.rue != nil {
+		d.rue.Close()
+	}
+	return d.c.Close()
+}
 
 // classify attaches an errclass.Class to an error of go-redis.
 func classify(err error) error {
