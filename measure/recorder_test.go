@@ -249,3 +249,36 @@ func TestFirstLagAllocatesNothing(t *testing.T) {
 		t.Errorf("interval lag = %+v, want one value of 50 µs", iv.Lag)
 	}
 }
+
+// Once an interval has seen an operation type, every shard has its
+// histograms in both buffers: a client's first operation of that type,
+// however late in the run, allocates nothing (in the open model a few
+// clients do most operations, and lazily made histograms grew the memory
+// for minutes).
+func TestLateShardAllocatesNothing(t *testing.T) {
+	r := NewRecorder([]string{"READ", "UPDATE"})
+	busy, idle := r.Shard(), r.Shard()
+	t0 := time.Now()
+	busy.RecordReady(0, t0, t0, t0, t0.Add(time.Microsecond), nil)
+	r.Cut(PhaseMeasure, time.Now())
+	for range 2 { // both of idle's buffers
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		idle.RecordReady(0, t0, t0, t0, t0.Add(time.Microsecond), nil)
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; n > 10_000 {
+			t.Errorf("the idle shard's first READ allocated %d bytes", n)
+		}
+		if iv := r.Cut(PhaseMeasure, time.Now()); len(iv.Ops) != 1 || iv.Ops[0].Op != "READ" || iv.Ops[0].Count != 1 {
+			t.Errorf("interval %+v, want one READ", iv.Ops)
+		}
+	}
+	// UPDATE, never issued, has no histograms anywhere.
+	for _, c := range []*Shard{busy, idle} {
+		for _, b := range []*buffer{c.cur, c.spare} {
+			if b.ops[1].resp != nil {
+				t.Error("histograms made for an operation type never issued")
+			}
+		}
+	}
+}
