@@ -11,6 +11,7 @@ require (
 	github.com/hazelcast/hazelcast-go-client v1.4.2
 	github.com/jackc/pgx/v5 v5.9.2
 	github.com/redis/go-redis/v9 v9.14.0
+	github.com/redis/rueidis v1.0.59
 	go.etcd.io/etcd/api/v3 v3.6.5
 	go.etcd.io/etcd/client/v3 v3.6.5
 	go.uber.org/zap v1.27.0

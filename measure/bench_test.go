@@ -71,3 +71,26 @@ func BenchmarkRecordError(b *testing.B) {
 		c.Record(0, now, now, now, err)
 	}
 }
+
+// The per-interval cut of a run with 8 shards (16 clients on 2 CPUs) and
+// one operation type, each shard with a few hundred values: the work the
+// runner's interval goroutine does every second, beside the clients.
+//
+//	go test -run '^$' -bench Cut ./measure/
+func BenchmarkCut(b *testing.B) {
+	r := NewRecorder([]string{"READ"})
+	shards := make([]*Shard, 8)
+	for i := range shards {
+		shards[i] = r.Shard()
+	}
+	t0 := time.Now()
+	for b.Loop() {
+		for _, s := range shards {
+			for v := range 300 {
+				d := time.Duration(v) * time.Microsecond
+				s.RecordReady(0, t0, t0, t0.Add(d/10), t0.Add(d), nil)
+			}
+		}
+		r.Cut(PhaseMeasure, time.Now())
+	}
+}

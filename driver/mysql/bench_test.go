@@ -1,9 +1,13 @@
 package mysql
 
 import (
+	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/driver/internal/benchkit"
 )
@@ -39,4 +43,85 @@ func BenchmarkLoad(b *testing.B) {
 			benchkit.Load(b, db, table, tc.clients, tc.batch)
 		})
 	}
+}
+
+// The driver's client CPU per point read against the floor of the same
+// library, 16 clients: database/sql with a prepared statement, under a
+// context that cannot be cancelled (go-sql-driver then skips its watcher)
+// and under a cancellable one (the runner's: each query hands the context
+// to the connection's watcher goroutine and back, two goroutine wake-ups).
+//
+//	go test -run '^$' -bench ReadFloor -benchtime 20000x ./driver/mysql/
+func BenchmarkReadFloor(b *testing.B) {
+	const n = 10_000
+	dsn := testDSN(b)
+	db := open(b, "mysql.dsn="+dsn, "mysql.poolsize=16")
+	if err := benchkit.Fill(context.Background(), db, "usertable", n, 1000); err != nil {
+		b.Fatal(err)
+	}
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = benchkit.Key(i)
+	}
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := db.pool.Prepare("SELECT field0, field1, field2, field3, field4, field5, field6, field7, field8, field9 FROM usertable WHERE ycsb_key = ?")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	raw := func(ctx context.Context) func(i int) error {
+		return func(i int) error {
+			var vals [10][]byte
+			return st.QueryRowContext(ctx, keys[i%n]).Scan(&vals[0], &vals[1], &vals[2], &vals[3], &vals[4], &vals[5], &vals[6], &vals[7], &vals[8], &vals[9])
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		op   func(i int) error
+	}{
+		{"driver", func(i int) error { _, err := db.Read(cancellable, "usertable", keys[i%n], nil); return err }},
+		{"driver-uncancellable-ctx", func(i int) error { _, err := db.Read(context.Background(), "usertable", keys[i%n], nil); return err }},
+		{"sql-stmt-cancellable-ctx", raw(cancellable)},
+		{"sql-stmt", raw(context.Background())},
+	} {
+		b.Run(tc.name+"/clients=16", func(b *testing.B) { cpuPerOp(b, 16, tc.op) })
+	}
+}
+
+// cpuPerOp runs b.N calls of op over clients goroutines and reports ops/s
+// and cpu-µs/op (the process's user+system CPU, getrusage).
+func cpuPerOp(b *testing.B, clients int, op func(i int) error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	before := cpuTime(b)
+	b.ResetTimer()
+	start := time.Now()
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= b.N {
+					return
+				}
+				if err := op(i); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
+	b.ReportMetric(float64(cpuTime(b)-before)/1e3/float64(b.N), "cpu-µs/op")
+}
+
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,8 +3,13 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/dbrig/dbrig/driver/internal/benchkit"
 )
@@ -42,4 +47,116 @@ func BenchmarkLoad(b *testing.B) {
 			benchkit.Load(b, db, table, tc.clients, tc.batch)
 		})
 	}
+}
+
+// The driver's client CPU per point read against the floor of the same
+// library: goroutines that each own a pgx.Conn and scan a prepared SELECT of
+// the whole record into byte slices (no pool, no record map, no timeout).
+// cpu-µs/op is the process's user+system CPU per read (getrusage), the
+// figure that matters when client and server share the cores:
+//
+//	go test -run '^$' -bench ReadFloor -benchtime 20000x ./driver/postgres/
+func BenchmarkReadFloor(b *testing.B) {
+	const n = 10_000
+	url := schemaURL(b)
+	db := open(b, "pg.url="+url, "pg.poolsize=16")
+	db0 := open(b, "pg.url="+url, "pg.poolsize=16", "pg.timeout=0")
+	if err := benchkit.Fill(context.Background(), db, "usertable", n, 1000); err != nil {
+		b.Fatal(err)
+	}
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = benchkit.Key(i)
+	}
+	ctx := context.Background()
+	for _, clients := range []int{1, 16} {
+		b.Run(fmt.Sprintf("driver/clients=%d", clients), func(b *testing.B) {
+			cpuPerOp(b, clients, func(int) (func(i int) error, func()) {
+				return func(i int) error { _, err := db.Read(ctx, "usertable", keys[i%n], nil); return err }, func() {}
+			})
+		})
+		b.Run(fmt.Sprintf("driver-notimeout/clients=%d", clients), func(b *testing.B) {
+			cpuPerOp(b, clients, func(int) (func(i int) error, func()) {
+				return func(i int) error { _, err := db0.Read(ctx, "usertable", keys[i%n], nil); return err }, func() {}
+			})
+		})
+		b.Run(fmt.Sprintf("pgx-conn-timeout/clients=%d", clients), func(b *testing.B) {
+			sql := "SELECT field0, field1, field2, field3, field4, field5, field6, field7, field8, field9 FROM usertable WHERE ycsb_key = $1"
+			cpuPerOp(b, clients, func(int) (func(i int) error, func()) {
+				c, err := pgx.Connect(ctx, url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var vals [10][]byte
+				dst := make([]any, len(vals))
+				for j := range vals {
+					dst[j] = &vals[j]
+				}
+				return func(i int) error {
+					ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+					defer cancel()
+					return c.QueryRow(ctx, sql, keys[i%n]).Scan(dst...)
+				}, func() { c.Close(ctx) }
+			})
+		})
+		b.Run(fmt.Sprintf("pgx-conn/clients=%d", clients), func(b *testing.B) {
+			sql := "SELECT field0, field1, field2, field3, field4, field5, field6, field7, field8, field9 FROM usertable WHERE ycsb_key = $1"
+			cpuPerOp(b, clients, func(int) (func(i int) error, func()) {
+				c, err := pgx.Connect(ctx, url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var vals [10][]byte
+				dst := make([]any, len(vals))
+				for j := range vals {
+					dst[j] = &vals[j]
+				}
+				return func(i int) error { return c.QueryRow(ctx, sql, keys[i%n]).Scan(dst...) }, func() { c.Close(ctx) }
+			})
+		})
+	}
+}
+
+// cpuPerOp runs b.N operations over clients goroutines, each built by mk
+// (its op and its cleanup), and reports ops/s and cpu-µs/op.
+func cpuPerOp(b *testing.B, clients int, mk func(c int) (func(i int) error, func())) {
+	ops := make([]func(int) error, clients)
+	for c := range ops {
+		op, done := mk(c)
+		ops[c] = op
+		b.Cleanup(done)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	before := cpuTime(b)
+	b.ResetTimer()
+	start := time.Now()
+	for _, op := range ops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= b.N {
+					return
+				}
+				if err := op(i); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "ops/s")
+	b.ReportMetric(float64(cpuTime(b)-before)/1e3/float64(b.N), "cpu-µs/op")
+}
+
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

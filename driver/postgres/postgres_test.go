@@ -303,3 +303,80 @@ func TestValuesNotAliased(t *testing.T) {
 		t.Errorf("two reads share a buffer: %q", r2["field0"])
 	}
 }
+
+// An operation that blocks (here behind another session's table lock) fails
+// as a timeout after pg.timeout through the connection's deadline, and the
+// driver keeps working afterwards.
+func TestOperationTimeout(t *testing.T) {
+	url := schemaURL(t)
+	db := open(t, "pg.url="+url, "pg.timeout=200ms", "fieldcount=1")
+	ctx := context.Background()
+	if err := db.Insert(ctx, "usertable", "k", drivertest.Rec("field0", "v")); err != nil {
+		t.Fatal(err)
+	}
+	locker, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close(ctx)
+	tx, err := locker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "LOCK TABLE usertable IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	ops := []struct {
+		name string
+		do   func() error
+	}{
+		{"read", func() error { _, err := db.Read(ctx, "usertable", "k", nil); return err }},
+		{"update", func() error { return db.Update(ctx, "usertable", "k", drivertest.Rec("field0", "w")) }},
+	}
+	for _, op := range ops {
+		start := time.Now()
+		err := op.do()
+		if took := time.Since(start); took < 150*time.Millisecond || took > 5*time.Second {
+			t.Errorf("%s took %v, want about 200ms", op.name, took)
+		}
+		if c := errclass.Of(err); c != errclass.Timeout {
+			t.Errorf("%s: class of %v = %q, want timeout", op.name, err, c)
+		}
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := db.Read(ctx, "usertable", "k", nil); err != nil || string(r["field0"]) != "v" {
+		t.Errorf("read after the timeouts = %q, %v; want v", r["field0"], err)
+	}
+}
+
+// Reads return the same records whether pgx gets the row in the binary
+// format (prepared statements, the default) or as text (simple protocol):
+// NULL fields are absent, empty values present and empty.
+func TestReadFormats(t *testing.T) {
+	url := schemaURL(t)
+	ctx := context.Background()
+	w := open(t, "pg.url="+url, "fieldcount=3")
+	if err := w.Insert(ctx, "usertable", "k", drivertest.Rec("field0", "a\x00b", "field2", "")); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"cache_statement", "simple_protocol"} {
+		t.Run(mode, func(t *testing.T) {
+			db := open(t, "pg.url="+withParam(t, url, "default_query_exec_mode", mode), "fieldcount=3")
+			for _, fields := range [][]string{nil, {"field2", "field0"}} {
+				r, err := db.Read(ctx, "usertable", "k", fields)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(r) != 2 || string(r["field0"]) != "a\x00b" || r["field2"] == nil || len(r["field2"]) != 0 {
+					t.Errorf("Read(%v) = %q, want field0=a\\0b and an empty field2", fields, r)
+				}
+			}
+			rs, err := db.Scan(ctx, "usertable", "", 10, nil)
+			if err != nil || len(rs) != 1 || string(rs[0]["field0"]) != "a\x00b" {
+				t.Errorf("Scan = %q, %v", rs, err)
+			}
+		})
+	}
+}

@@ -31,6 +31,9 @@
 //	                the primary and follows a failover (redis.addr is then
 //	                not used); see sentinel.go
 //	redis.master    the name Sentinel monitors the primary under (default mymaster)
+//	redis.client    go-redis (default) or rueidis: a prototype, Read and Update
+//	                through rueidis' automatic pipelining (rueidis.go); not
+//	                with redis.sentinels
 //	table           the table Reset drops (YCSB's property, default usertable)
 //
 // Example:
@@ -51,6 +54,7 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/errclass"
@@ -63,8 +67,9 @@ type DB struct {
 	target  string // without the password
 	db      int
 	timeout time.Duration
-	table   string // for Reset
-	hset    bool   // redis.update=hset: Update is a plain HSET (upsert)
+	table   string         // for Reset
+	hset    bool           // redis.update=hset: Update is a plain HSET (upsert)
+	rue     rueidis.Client // redis.client=rueidis: Read and Update (rueidis.go); else nil
 }
 
 // Update modes (property redis.update).
@@ -75,10 +80,12 @@ const (
 
 // updateScript writes the fields only if the record exists: one round trip,
 // atomic, and no upsert.
-var updateScript = goredis.NewScript(`
+var updateScript = goredis.NewScript(updateScriptSrc)
+
+const updateScriptSrc = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if #ARGV > 0 then redis.call('HSET', KEYS[1], unpack(ARGV)) end
-return 1`)
+return 1`
 
 // Open connects to the server named by the redis.* properties and checks it
 // answers.
@@ -121,6 +128,13 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	lib, err := p.Choice("redis.client", ClientGoRedis, ClientRueidis)
+	if err != nil {
+		return nil, err
+	}
+	if lib == ClientRueidis && sents != nil {
+		return nil, p.Errorf("redis.client", "go-redis with redis.sentinels (the rueidis prototype does not follow Sentinel)")
+	}
 	o := &goredis.Options{
 		Addr:     addr,
 		Password: password,
@@ -151,6 +165,12 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 		c.Close()
 		return nil, fmt.Errorf("redis: connect to %s: %w", addr, classify(err))
 	}
+	if lib == ClientRueidis {
+		if d.rue, err = openRueidis(addr, password, int(dbn), timeout); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("redis: connect to %s (rueidis): %w", addr, classifyRue(err))
+		}
+	}
 	return d, nil
 }
 
@@ -167,6 +187,9 @@ func (d *DB) Read(ctx context.Context, table, key string, fields []string) (driv
 	ctx, cancel := d.op(ctx)
 	defer cancel()
 	hk := hashKey(table, key)
+	if d.rue != nil {
+		return d.rueRead(ctx, hk, key, fields)
+	}
 	if len(fields) == 0 { // nil means all; HMGET with no field would be an error
 
 		m, err := d.c.HGetAll(ctx, hk).Result()
@@ -272,6 +295,9 @@ func (d *DB) Scan(ctx context.Context, table, startKey string, n int, fields []s
 func (d *DB) Update(ctx context.Context, table, key string, values driver.Record) error {
 	ctx, cancel := d.op(ctx)
 	defer cancel()
+	if d.rue != nil {
+		return d.rueUpdate(ctx, hashKey(table, key), key, values)
+	}
 	if d.hset {
 		if len(values) == 0 {
 			return nil
@@ -421,8 +447,13 @@ func toAny(ss []string) []any {
 	return a
 }
 
-// Close closes the pool.
-func (d *DB) Close() error { return d.c.Close() }
+// Close closes the pool (and rueidis' connection).
+func (d *DB) Close() error {
+	if d.rue != nil {
+		d.rue.Close()
+	}
+	return d.c.Close()
+}
 
 // classify attaches an errclass.Class to an error of go-redis.
 func classify(err error) error {

@@ -52,16 +52,20 @@ func dropTable(t testing.TB, addr, table string) {
 }
 
 func TestConformance(t *testing.T) {
-	addr, props := server(t)
-	px := drivertest.NewProxies(t, addr)
-	drivertest.Run(t, drivertest.Harness{
-		Open: func(t *testing.T, table string) driver.DB {
-			dropTable(t, addr, table)
-			return open(t, props("redis.addr", px.Addrs()[0], "redis.timeout", "1s", "table", table))
-		},
-		Outage:  px,
-		Timeout: time.Second,
-	})
+	for _, client := range []string{ClientGoRedis, ClientRueidis} {
+		t.Run(client, func(t *testing.T) {
+			addr, props := server(t)
+			px := drivertest.NewProxies(t, addr)
+			drivertest.Run(t, drivertest.Harness{
+				Open: func(t *testing.T, table string) driver.DB {
+					dropTable(t, addr, table)
+					return open(t, props("redis.addr", px.Addrs()[0], "redis.timeout", "1s", "table", table, "redis.client", client))
+				},
+				Outage:  px,
+				Timeout: time.Second,
+			})
+		})
+	}
 }
 
 func TestReset(t *testing.T) {
@@ -123,6 +127,7 @@ func TestOpenBadProps(t *testing.T) {
 		{"bad timeout", []string{"redis.timeout", "soon"}, `property redis.timeout="soon": expected a duration`},
 		{"zero timeout", []string{"redis.timeout", "0"}, `property redis.timeout="0": expected a duration > 0`},
 		{"bad poolsize", []string{"redis.poolsize", "many"}, `property redis.poolsize="many": expected an integer`},
+		{"rueidis with sentinels", []string{"redis.client", "rueidis", "redis.sentinels", "127.0.0.1:26379"}, `property redis.client="rueidis": expected go-redis with redis.sentinels`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open(t.Context(), driver.Config{Props: drivertest.Props(tc.kv...)})
@@ -293,13 +298,19 @@ func TestReadEmptyFieldList(t *testing.T) {
 // creates a hash of the updated fields only, outside the scan index.
 func TestUpdateModes(t *testing.T) {
 	addr, props := server(t)
-	for _, mode := range []string{"", UpdateChecked, UpdateHSet} {
-		t.Run("mode="+mode, func(t *testing.T) {
-			table := fmt.Sprintf("upd_%s_%d", mode, time.Now().UnixNano())
+	for _, tc := range []struct{ mode, client string }{
+		{"", ""}, {UpdateChecked, ""}, {UpdateHSet, ""}, {UpdateChecked, ClientRueidis}, {UpdateHSet, ClientRueidis},
+	} {
+		mode := tc.mode
+		t.Run("mode="+mode+"/client="+tc.client, func(t *testing.T) {
+			table := fmt.Sprintf("upd_%s_%s_%d", mode, tc.client, time.Now().UnixNano())
 			dropTable(t, addr, table)
 			kv := []string{"redis.addr", addr, "table", table}
 			if mode != "" {
 				kv = append(kv, "redis.update", mode)
+			}
+			if tc.client != "" {
+				kv = append(kv, "redis.client", tc.client)
 			}
 			db := open(t, props(kv...))
 			defer db.Close()

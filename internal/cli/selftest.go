@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,6 +38,7 @@ func selftestCmd(ctx context.Context, e *env, args []string) error {
 	soak := fs.Duration("soak", 0, "instead: run the open model this long (e.g. 10m) and print RSS every --every")
 	soakRate := fs.Float64("soak-rate", 50_000, "--soak: ops/s")
 	every := fs.Duration("every", 10*time.Second, "--soak: how often to print memory")
+	heapProf := fs.String("heap-profile", "", "--soak: also write a Go heap profile at every print, to PREFIX-<n>-<seconds>s.pprof, e.g. PREFIX-002-60.0s.pprof (go tool pprof -sample_index=inuse_space)")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -61,8 +63,10 @@ func selftestCmd(ctx context.Context, e *env, args []string) error {
 		return usagef("dbrig selftest --soak %v: expected at least 1s", *soak)
 	case *soakRate <= 0 || *every < 100*time.Millisecond:
 		return usagef("dbrig selftest: --soak-rate must be > 0 and --every at least 100ms")
+	case *heapProf != "" && *soak == 0:
+		return usagef("dbrig selftest --heap-profile: only with --soak")
 	}
-	st := selftest{clients: *clients, spin: *spin, per: *per}
+	st := selftest{clients: *clients, spin: *spin, per: *per, heapProf: *heapProf}
 	if *soak > 0 {
 		return st.soak(ctx, e, *soak, *soakRate, *every, *asJSON)
 	}
@@ -130,9 +134,10 @@ type PrecisionCase struct {
 }
 
 type selftest struct {
-	clients int
-	spin    time.Duration
-	per     time.Duration
+	clients  int
+	spin     time.Duration
+	per      time.Duration
+	heapProf string // --soak: heap profile path prefix
 }
 
 // nullRun runs workload C against the null driver with cfg and returns the
@@ -212,6 +217,7 @@ func printSelftest(w io.Writer, r *SelftestResult) {
 type SoakSample struct {
 	ElapsedS  float64 `json:"elapsed_s"`
 	RSSBytes  int64   `json:"rss_bytes"`
+	AnonBytes int64   `json:"rss_anon_bytes"` // RSS less the mapped binary and files: heap, stacks
 	HeapBytes uint64  `json:"heap_inuse_bytes"`
 	Ops       int64   `json:"ops"`
 	Dropped   int64   `json:"dropped"`
@@ -223,15 +229,22 @@ func (st selftest) soak(ctx context.Context, e *env, d time.Duration, rate float
 	obs := &soakObserver{}
 	cfg := run.Config{Clients: st.clients, Model: run.Open{Rate: rate}, Duration: d, SpinWait: st.spin, Interval: every}
 	start := time.Now()
+	samples := 0
 	obs.sample = func(ops, dropped int64) {
+		defer func() { samples++ }()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		s := SoakSample{ElapsedS: time.Since(start).Seconds(), RSSBytes: rss(), HeapBytes: ms.HeapInuse, Ops: ops, Dropped: dropped}
+		s := SoakSample{ElapsedS: time.Since(start).Seconds(), RSSBytes: rss(), AnonBytes: rssAnon(), HeapBytes: ms.HeapInuse, Ops: ops, Dropped: dropped}
+		if st.heapProf != "" {
+			if err := writeHeapProfile(fmt.Sprintf("%s-%03d-%.1fs.pprof", st.heapProf, samples, s.ElapsedS)); err != nil {
+				fmt.Fprintf(e.stderr, "selftest: %v\n", err)
+			}
+		}
 		if asJSON {
 			_ = json.NewEncoder(e.stdout).Encode(s)
 			return
 		}
-		fmt.Fprintf(e.stdout, "%8.0fs  rss %8.1f MB  heap in use %7.1f MB  ops %s  dropped %s\n", s.ElapsedS, float64(s.RSSBytes)/(1<<20), float64(s.HeapBytes)/(1<<20), format.Int(s.Ops), format.Int(s.Dropped))
+		fmt.Fprintf(e.stdout, "%8.0fs  rss %8.1f MB  anon %7.1f MB  heap in use %7.1f MB  ops %s  dropped %s\n", s.ElapsedS, float64(s.RSSBytes)/(1<<20), float64(s.AnonBytes)/(1<<20), float64(s.HeapBytes)/(1<<20), format.Int(s.Ops), format.Int(s.Dropped))
 	}
 	if !asJSON {
 		fmt.Fprintf(e.stderr, "selftest: soak, open model at %g ops/s, %d clients, %v; memory every %v\n", rate, st.clients, d, every)
@@ -291,6 +304,43 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// writeHeapProfile writes the Go heap profile (as of the last GC) to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("heap profile %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("heap profile %s: %w", path, err)
+	}
+	return nil
+}
+
+// rssAnon is the anonymous part of the resident set (RssAnon of
+// /proc/self/status: heap, stacks; not the pages of the mapped executable,
+// which are most of a fresh process's RSS); 0 where /proc is missing.
+func rssAnon() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			f := strings.Fields(v) // "1234 kB"
+			if len(f) == 2 && f[1] == "kB" {
+				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // rss is the process's resident set size (0 where /proc is missing).

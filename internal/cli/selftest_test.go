@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -54,6 +56,7 @@ func TestSelftestBadInput(t *testing.T) {
 		{"--clients", "0"},
 		{"--spin-wait", "-1us"},
 		{"--soak", "10ms"},
+		{"--heap-profile", "/tmp/x"},
 		{"extra"},
 	} {
 		code, _, errOut := dbrig(t, context.Background(), append([]string{"selftest"}, args...)...)
@@ -65,7 +68,8 @@ func TestSelftestBadInput(t *testing.T) {
 
 // --soak prints one memory sample per interval, as JSON lines.
 func TestSelftestSoak(t *testing.T) {
-	code, out, errOut := dbrig(t, context.Background(), "selftest", "--soak", "1s", "--every", "250ms", "--soak-rate", "2000", "--clients", "2", "--json")
+	prof := filepath.Join(t.TempDir(), "heap")
+	code, out, errOut := dbrig(t, context.Background(), "selftest", "--soak", "1s", "--every", "250ms", "--soak-rate", "2000", "--clients", "2", "--json", "--heap-profile", prof)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -77,12 +81,21 @@ func TestSelftestSoak(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
-		if s.RSSBytes <= 0 || s.HeapBytes == 0 || s.Ops < last.Ops {
+		if s.RSSBytes <= 0 || s.AnonBytes <= 0 || s.AnonBytes > s.RSSBytes || s.HeapBytes == 0 || s.Ops < last.Ops {
 			t.Errorf("sample %+v after %+v", s, last)
 		}
 		last, n = s, n+1
 	}
 	if n < 4 || last.Ops < 1500 {
 		t.Errorf("%d samples, last %+v; want ~5 and ~2000 operations", n, last)
+	}
+	profs, _ := filepath.Glob(prof + "-*s.pprof")
+	if len(profs) != n {
+		t.Errorf("%d heap profiles %v for %d samples", len(profs), profs, n)
+	}
+	for _, p := range profs {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("heap profile %s: %v", p, err)
+		}
 	}
 }

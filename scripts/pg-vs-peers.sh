@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# dbrig against pgbench and go-ycsb on PostgreSQL, YCSB workload C (point
+# reads of whole 1 KB records, zipfian keys), the SAME rows for all three:
+# dbrig loads TABLE once, pgbench reads it through a custom script that names
+# the keys as YCSB does ('user' || fnv1a64(keynum), pgbench's hash_fnv1a with
+# seed 0 is YCSB's fnvhash64), go-ycsb's postgresql binding reads it by name.
+# Closed model, rounds alternate the tools so machine noise hits all of them.
+#
+#   scripts/pg-vs-peers.sh DBRIG [SECONDS] [ROUNDS] [CLIENTS…]
+#     e.g. scripts/pg-vs-peers.sh ./dbrig 5 3 1 4 16
+#
+# Prints per round and client count: ops/s of each tool, the client's CPU per
+# operation (user+system µs of the tool's process / operations; the server's
+# CPU is not in it) and the ratios dbrig/pgbench and dbrig/go-ycsb.
+#
+# Environment: DBRIG_PG_URL (postgres://user:pw@host:port/db?sslmode=disable),
+# DBRIG_OLD (a second dbrig binary to run beside, e.g. the previous build),
+# GOYCSB (default /work/peers/go-ycsb/bin/go-ycsb, else go-ycsb on PATH),
+# TABLE (default pgpeers_usertable), RECORDS (default 100000).
+# go-ycsb builds from its source with only the bindings needed (its full
+# dependency set is large): in a checkout of github.com/pingcap/go-ycsb keep
+# the db/basic, db/pg, db/redis and db/mysql imports of cmd/go-ycsb/main.go,
+# then `go mod tidy -e && go build -o bin/go-ycsb ./cmd/go-ycsb`.
+# Keys: pgbench draws random_zipfian(0, N-1, 1.001) (PostgreSQL rejects YCSB's
+# 0.99) and scrambles it with the same hash, as YCSB's scrambled zipfian does;
+# the hot set differs in detail, the rows are the same table's.
+set -euo pipefail
+: "${DBRIG_PG_URL:?set DBRIG_PG_URL}"
+dbrig=${1:?usage: pg-vs-peers.sh DBRIG [SECONDS] [ROUNDS] [CLIENTS…]}
+secs=${2:-5}
+rounds=${3:-3}
+shift $(($# < 3 ? $# : 3))
+clients=("$@")
+[ ${#clients[@]} -gt 0 ] || clients=(1 4 16)
+old=${DBRIG_OLD:-}
+table=${TABLE:-pgpeers_usertable}
+records=${RECORDS:-100000}
+goycsb=${GOYCSB:-/work/peers/go-ycsb/bin/go-ycsb}
+[ -x "$goycsb" ] || goycsb=$(command -v go-ycsb || true)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# go-ycsb takes host, port, user, password and database apart (never printed).
+read -r pghost pgport pguser pgpass pgdb < <(python3 - "$DBRIG_PG_URL" <<'PY'
+import sys, urllib.parse as u
+p = u.urlparse(sys.argv[1])
+print(p.hostname or "127.0.0.1", p.port or 5432, u.unquote(p.username or ""), u.unquote(p.password or "") or "-", p.path.lstrip("/") or "postgres")
+PY
+)
+
+n=$(psql "$DBRIG_PG_URL" -tAc "SELECT count(*) FROM $table" 2>/dev/null || echo 0)
+if [ "$n" != "$records" ]; then
+	echo "loading $records records into $table" >&2
+	"$dbrig" load --driver postgres -P workloadc -p pg.url="$DBRIG_PG_URL" -p table="$table" -p recordcount="$records" \
+		--clients 4 --recreate --quiet --store "$tmp/load.db" >/dev/null
+fi
+
+cat >"$tmp/read.sql" <<EOF
+\set z random_zipfian(0, $((records - 1)), 1.001)
+\set id abs(hash_fnv1a(:z, 0)) % $records
+\set h abs(hash_fnv1a(:id, 0))
+SELECT * FROM $table WHERE ycsb_key = 'user' || :h;
+EOF
+
+cpu() { python3 -c 'import sys; u, s = map(float, open(sys.argv[1]).read().split()[-2:]); print(u + s)' "$tmp/cpu"; }
+
+# Each prints "ops/s cpu_us_per_op".
+run_dbrig() { # binary clients
+	/usr/bin/time -f "%U %S" -o "$tmp/cpu" "$1" run --driver postgres -P workloadc -p pg.url="$DBRIG_PG_URL" -p table="$table" \
+		-p recordcount="$records" -p operationcount=0 --skip-load --clients "$2" --duration "${secs}s" \
+		--store "$tmp/$(basename "$1")-$RANDOM.db" --quiet --json 2>/dev/null >"$tmp/out"
+	python3 - "$tmp/out" "$(cpu)" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))["ops"]["OVERALL"]
+print("%.0f %.1f" % (o["throughput"], float(sys.argv[2]) * 1e6 / max(o["count"], 1)))
+PY
+}
+run_pgbench() { # clients
+	/usr/bin/time -f "%U %S" -o "$tmp/cpu" pgbench -n -M prepared -f "$tmp/read.sql" -c "$1" -j "$(($1 < 2 ? 1 : 2))" -T "$secs" \
+		"$DBRIG_PG_URL" >"$tmp/out" 2>&1
+	python3 - "$tmp/out" "$(cpu)" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+tps = float(re.search(r"tps = ([0-9.]+)", t).group(1))
+n = int(re.search(r"actually processed: ([0-9]+)", t).group(1))
+print("%.0f %.1f" % (tps, float(sys.argv[2]) * 1e6 / max(n, 1)))
+PY
+}
+run_goycsb() { # clients; go-ycsb has no time limit of its own: SIGTERM prints its final summary
+	if [ -z "$goycsb" ]; then
+		echo "- -"
+		return
+	fi
+	/usr/bin/time -f "%U %S" -o "$tmp/cpu" timeout --foreground -s TERM "$secs" "$goycsb" run postgresql -p workload=core \
+		-p readallfields=true -p readproportion=1 -p updateproportion=0 -p scanproportion=0 -p insertproportion=0 \
+		-p requestdistribution=zipfian -p recordcount="$records" -p operationcount=1000000000 -p threadcount="$1" \
+		-p table="$table" -p pg.host="$pghost" -p pg.port="$pgport" -p pg.user="$pguser" -p pg.password="$pgpass" \
+		-p pg.db="$pgdb" -p pg.sslmode=disable >"$tmp/out" 2>&1 || true
+	python3 - "$tmp/out" "$(cpu)" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.findall(r"TOTAL\s+- Takes\(s\): ([0-9.]+), Count: ([0-9]+), OPS: ([0-9.]+)", t)
+if not m:
+    print("- -"); sys.exit()
+_, n, ops = m[-1]
+print("%.0f %.1f" % (float(ops), float(sys.argv[2]) * 1e6 / max(int(n), 1)))
+PY
+}
+ratio() { python3 -c 'import sys
+try: print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))
+except (ValueError, ZeroDivisionError): print("-")' "$1" "$2"; }
+
+hdr="%-5s %-7s %10s %10s %10s"
+[ -n "$old" ] && hdr+=" %10s"
+printf "$hdr %8s %8s" round clients dbrig pgbench go-ycsb ${old:+dbrig_old} "d/pgb" "d/ycsb"
+[ -n "$old" ] && printf ' %8s' "d/old"
+printf '   cpu µs/op: %s\n' "dbrig pgbench go-ycsb${old:+ old}"
+for r in $(seq "$rounds"); do
+	for c in "${clients[@]}"; do
+		read -r d dc < <(run_dbrig "$dbrig" "$c")
+		read -r p pc < <(run_pgbench "$c")
+		read -r g gc < <(run_goycsb "$c")
+		o=- oc=-
+		[ -n "$old" ] && read -r o oc < <(run_dbrig "$old" "$c")
+		printf '%-5s %-7s %10s %10s %10s' "$r" "$c" "$d" "$p" "$g"
+		[ -n "$old" ] && printf ' %10s' "$o"
+		printf ' %8s %8s' "$(ratio "$d" "$p")" "$(ratio "$d" "$g")"
+		[ -n "$old" ] && printf ' %8s' "$(ratio "$d" "$o")"
+		printf '   %s %s %s%s\n' "$dc" "$pc" "$gc" "${old:+ $oc}"
+	done
+done
