@@ -38,6 +38,8 @@ type Experiment struct {
 	Verify   bool         // read back every acknowledged insert and delete after the run (lost writes)
 	// CycleTargets moves each fault on a node to the next node every repetition.
 	CycleTargets bool
+	SLA          []SLAExpr // checked on every run (sla.go); the rating's SLA
+	Rate         *Rate     // nil: no rate block (sla.go)
 
 	pos map[string]Pos // key path → where its value is
 }
@@ -563,6 +565,8 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 			return nil
 		},
 		"cycle_targets": d.boolean(&e.CycleTargets),
+		"sla":           d.slaExprs(&e.SLA),
+		"rate":          d.rateBlock(&e.Rate),
 	})
 	if err != nil {
 		return nil, err
@@ -835,6 +839,7 @@ func schemaPaths() []string {
 		"workload.files", "workload.props",
 		"load.model", "load.clients", "load.rate", "load.arrival", "load.think", "load.warmup",
 		"load.duration", "load.operations", "load.timeout", "load.max_backlog", "load.schedule", "scenario", "verdict",
+		"sla", "rate.by", "rate.precision", "rate.reset", "rate.sla_duration", "rate.step", "rate.start", "rate.max", "rate.early_stop",
 	}
 }
 

@@ -46,6 +46,9 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&rf.reset, "reset", rating.ResetReload, "how the data set is reset between experiments: "+strings.Join(rating.Strategies, ", "))
 	fs.Float64Var(&rf.max, "max", 0, "the highest rate (or clients) to try (0 = no bound)")
 	fs.BoolVar(&rf.noEarly, "no-early-stop", false, "run every experiment for its full length, even when its outcome is certain")
+	var sets listFlag
+	fs.Var(&sets, "set", "with an experiment FILE: override a value of the file (key.path=value, e.g. rate.reset=keep); repeatable")
+	dry := fs.Bool("dry-run", false, "with an experiment FILE: print what the rating would run and exit")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
@@ -53,14 +56,30 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return &usageError{msg: err.Error()}
 	}
-	if len(pos) > 0 {
-		return usagef("dbrig rate: unexpected argument %q (properties are given as -p key=value)", pos[0])
-	}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if len(pos) == 1 && isExperimentFile(pos[0]) {
+		return rateFileCmd(ctx, e, pos[0], rf, f, sets, *dry)
+	}
+	if len(pos) > 0 {
+		return usagef("dbrig rate: unexpected argument %q (an experiment file ends in .yaml; properties are given as -p key=value)", pos[0])
+	}
+	if len(sets) > 0 || *dry {
+		return usagef("dbrig rate: --set and --dry-run need an experiment file: dbrig rate FILE.yaml")
+	}
 	opts, err := rf.options(f, append([]string{"rate"}, args...))
 	if err != nil {
 		return err
 	}
+	return runRating(ctx, e, f, opts)
+}
+
+// isExperimentFile: a positional argument of rate names an experiment file.
+func isExperimentFile(p string) bool {
+	return strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")
+}
+
+// runRating performs a rating and prints it.
+func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) error {
 	hooks := rating.Hooks{Warn: func(err error) { fmt.Fprintf(e.stderr, "warning: %v\n", err) }}
 	if !f.quiet {
 		hooks.Started = func(id int64, store string) {
