@@ -40,6 +40,11 @@ type Hooks struct {
 	Warn func(error)
 	// ClusterUp is called once a local cluster is ready, with its nodes.
 	ClusterUp func([]cluster.Node)
+	// WrapDB, when set, stands between the runner and the driver for every
+	// operation of the run (a rating records the keys it writes); it must
+	// keep the capabilities the runner looks for (driver.BatchInserter,
+	// driver.ScheduleAware).
+	WrapDB func(driver.DB) driver.DB
 }
 
 // Started describes a run that was just stored.
@@ -195,7 +200,11 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 		tr.tl = newTimeline(info.Start)
 	}
-	sums, runErr := p.perform(ctx, trackedDB(db, tr), obs)
+	runDB := trackedDB(db, tr)
+	if h.WrapDB != nil {
+		runDB = h.WrapDB(runDB)
+	}
+	sums, runErr := p.perform(ctx, runDB, obs)
 	stopFaults() // a pause under way is healed before the cluster goes down
 	if p.Verify && tr != nil && ctx.Err() == nil {
 		v := tr.verify(wctx, verifyTimeout(p))

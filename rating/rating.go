@@ -41,10 +41,11 @@ const (
 	ResetReload   = "reload"   // drop and load again before each experiment
 	ResetSnapshot = "snapshot" // restore an image taken after the first load
 	ResetKeep     = "keep"     // reuse the data set as it is
+	ResetRepair   = "repair"   // undo exactly what the last experiment wrote (repair.go)
 )
 
 // Strategies lists the reset strategies dbrig implements.
-var Strategies = []string{ResetReload, ResetSnapshot, ResetKeep}
+var Strategies = []string{ResetReload, ResetSnapshot, ResetKeep, ResetRepair}
 
 // Defaults.
 const (
@@ -95,7 +96,8 @@ type Step struct {
 	Reason       string           `json:"reason,omitempty"`
 	RunID        int64            `json:"run_id"`
 	Reset        string           `json:"reset"`              // how the data set was prepared: load, reload, snapshot, keep
-	Fallback     string           `json:"fallback,omitempty"` // keep: why this step could not keep the data
+	Fallback     string           `json:"fallback,omitempty"` // keep, repair: why this step could not keep or repair the data
+	Keys         int64            `json:"keys_restored,omitempty"` // repair, snapshot of the written keys: how many were put back
 	ResetS       float64          `json:"reset_s"`            // its cost (the first load's is first_load_s)
 	Seconds      float64          `json:"seconds"`            // warmup + measure time spent
 }
@@ -378,6 +380,8 @@ type rater struct {
 	// keep: the capability for the fallback, the base's record count, the
 	// acknowledged inserts carried over, and why the next step may not keep.
 	canSnapshot bool
+	keyRestore  bool    // the driver restores single keys of an image (driver.KeyRestorer)
+	log         *keyLog // the keys the last experiment wrote (repair, snapshot of keys)
 	deletes     bool
 	records     int64
 	inserted    int64
@@ -470,7 +474,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := newStopper(r.opts.SLA, r.opts.By, target, dur, r.opts.NoEarlyStop, cancel, r.hooks.Observer)
-	hooks := experiment.Hooks{Observer: stop, Warn: r.hooks.Warn}
+	hooks := experiment.Hooks{Observer: stop, Warn: r.hooks.Warn, WrapDB: r.wrapFor(&st)}
 	out, runErr := experiment.Execute(sctx, plan, hooks)
 	if out == nil {
 		return st, runErr
@@ -540,7 +544,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 		r.res.Time.ExperimentsS += st.Seconds
 	}
 	r.res.Steps = append(r.res.Steps, st)
-	if err := r.store.AddRatingStep(context.WithoutCancel(ctx), r.id, r.seq, storedStep(st)); err != nil {
+	if err := r.store.AddRatingStep(context.WithoutCancel(ctx), r.id, r.seq, storedStep(r.opts.Reset, st)); err != nil {
 		r.hooks.Warn(err)
 	}
 	r.seq++
@@ -568,12 +572,12 @@ func measureSeconds(sums []measure.Summary) float64 {
 	return 0
 }
 
-func storedStep(st Step) results.RatingStep {
+func storedStep(strategy string, st Step) results.RatingStep {
 	out := results.RatingStep{Kind: st.Kind, Target: st.Target, Achieved: st.Achieved, Pass: st.Pass, StoppedEarly: st.StoppedEarly,
 		Reason: st.Reason, RunID: st.RunID, Reset: st.Reset, ResetS: st.ResetS, Seconds: st.Seconds}
 	if st.Fallback != "" {
-		out.Reset = ResetKeep + "→" + st.Reset
-		out.Reason = strings.TrimSuffix("keep fell back: "+st.Fallback+"; "+st.Reason, "; ")
+		out.Reset = strategy + "→" + st.Reset
+		out.Reason = strings.TrimSuffix(strategy+" fell back: "+st.Fallback+"; "+st.Reason, "; ")
 	}
 	for _, t := range st.Terms {
 		out.Terms = append(out.Terms, results.RatingTerm{Term: t.Term, Measured: t.Measured, Limit: t.Limit, Unit: t.Unit, Pass: t.Pass})
