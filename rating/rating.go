@@ -95,11 +95,11 @@ type Step struct {
 	Inconclusive bool             `json:"inconclusive,omitempty"` // failed while dbrig itself was late: repeated
 	Reason       string           `json:"reason,omitempty"`
 	RunID        int64            `json:"run_id"`
-	Reset        string           `json:"reset"`              // how the data set was prepared: load, reload, snapshot, keep
-	Fallback     string           `json:"fallback,omitempty"` // keep, repair: why this step could not keep or repair the data
+	Reset        string           `json:"reset"`                   // how the data set was prepared: load, reload, snapshot, keep
+	Fallback     string           `json:"fallback,omitempty"`      // keep, repair: why this step could not keep or repair the data
 	Keys         int64            `json:"keys_restored,omitempty"` // repair, snapshot of the written keys: how many were put back
-	ResetS       float64          `json:"reset_s"`            // its cost (the first load's is first_load_s)
-	Seconds      float64          `json:"seconds"`            // warmup + measure time spent
+	ResetS       float64          `json:"reset_s"`                 // its cost (the first load's is first_load_s)
+	Seconds      float64          `json:"seconds"`                 // warmup + measure time spent
 }
 
 // Times is the rating-time split, measured: Λ = ζ + ω·ν + η·δ + Δ.
