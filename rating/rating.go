@@ -86,20 +86,21 @@ type Hooks struct {
 
 // Step is one experiment of a rating.
 type Step struct {
-	Kind         string           `json:"kind"` // "search" or "final"
-	Target       float64          `json:"target"`
-	Achieved     float64          `json:"achieved"` // ops/s measured
-	Terms        []sla.TermResult `json:"terms"`
-	Pass         bool             `json:"pass"`
-	StoppedEarly bool             `json:"stopped_early"`
-	Inconclusive bool             `json:"inconclusive,omitempty"` // failed while dbrig itself was late: repeated
-	Reason       string           `json:"reason,omitempty"`
-	RunID        int64            `json:"run_id"`
-	Reset        string           `json:"reset"`                   // how the data set was prepared: load, reload, snapshot, keep
-	Fallback     string           `json:"fallback,omitempty"`      // keep, repair: why this step could not keep or repair the data
-	Keys         int64            `json:"keys_restored,omitempty"` // repair, snapshot of the written keys: how many were put back
-	ResetS       float64          `json:"reset_s"`                 // its cost (the first load's is first_load_s)
-	Seconds      float64          `json:"seconds"`                 // warmup + measure time spent
+	Kind          string           `json:"kind"` // "search" or "final"
+	Target        float64          `json:"target"`
+	Achieved      float64          `json:"achieved"` // ops/s measured
+	Terms         []sla.TermResult `json:"terms"`
+	Pass          bool             `json:"pass"`
+	StoppedEarly  bool             `json:"stopped_early"`
+	Inconclusive  bool             `json:"inconclusive,omitempty"` // failed while dbrig itself was late: repeated
+	Reason        string           `json:"reason,omitempty"`
+	RunID         int64            `json:"run_id"`
+	Reset         string           `json:"reset"`                   // how the data set was prepared: load, reload, snapshot, keep
+	Fallback      string           `json:"fallback,omitempty"`      // keep, repair: why this step could not keep or repair the data
+	Keys          int64            `json:"keys_restored,omitempty"` // repair, snapshot of the written keys: how many were put back
+	Unpredictable int64            `json:"unpredictable,omitempty"` // stale reads seen (with an unpredictable term)
+	ResetS        float64          `json:"reset_s"`                 // its cost (the first load's is first_load_s)
+	Seconds       float64          `json:"seconds"`                 // warmup + measure time spent
 }
 
 // Times is the rating-time split, measured: Λ = ζ + ω·ν + η·δ + Δ.
@@ -289,6 +290,9 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	if err := opts.SLA.Check(first.Workload.Ops()); err != nil {
 		return nil, input(err)
 	}
+	if di, _ := first.Props.Bool("dataintegrity", false); di && opts.SLA.HasUnpredictable() {
+		return nil, input(fmt.Errorf("SLA term unpredictable: dbrig stamps a version into every value it writes, which -p dataintegrity=true would report as corrupt; remove dataintegrity (and use --reset snapshot, keep or reload)"))
+	}
 	if opts.By == ByRate {
 		if _, _, ok := first.Props.Lookup("threadcount"); !ok {
 			opts.Base.Overrides = append(opts.Base.Overrides, experiment.Override{Flag: "rate", Key: "threadcount", Value: strconv.Itoa(DefaultPool)})
@@ -475,6 +479,19 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	defer cancel(nil)
 	stop := newStopper(r.opts.SLA, r.opts.By, target, dur, r.opts.NoEarlyStop, cancel, r.hooks.Observer)
 	hooks := experiment.Hooks{Observer: stop, Warn: r.hooks.Warn, WrapDB: r.wrapFor(&st)}
+	var stale *experiment.StaleReads
+	if r.opts.SLA.HasUnpredictable() {
+		// Version stamps on every write, checked on every read (the
+		// unpredictable term).
+		stale = experiment.NewStaleReads()
+		inner := hooks.WrapDB
+		hooks.WrapDB = func(db driver.DB) driver.DB {
+			if inner != nil {
+				db = inner(db)
+			}
+			return stale.Wrap(db)
+		}
+	}
 	out, runErr := experiment.Execute(sctx, plan, hooks)
 	if out == nil {
 		return st, runErr
@@ -490,7 +507,16 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	}
 	st.Seconds = runSeconds(out.Phases)
 	st.Achieved = sum.Overall.Throughput
-	ev := r.opts.SLA.Evaluate(sum)
+	reads := sla.Reads{}
+	if stale != nil {
+		sr := stale.Result()
+		reads = sla.Reads{Counted: true, Total: sr.Reads, Unpredictable: sr.Unpredictable}
+		st.Unpredictable = sr.Unpredictable
+		if err := r.store.AddRunMetrics(context.WithoutCancel(ctx), out.RunID, sr.Metrics()); err != nil {
+			r.hooks.Warn(err)
+		}
+	}
+	ev := r.opts.SLA.EvaluateReads(sum, reads)
 	st.Terms, st.Pass = ev.Terms, ev.Pass
 	if r.opts.By == ByRate {
 		// The open model's answer is a throughput: the store must also
@@ -521,7 +547,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	}
 	// Where the time went: the experiment itself, and everything around it
 	// (opening, loading or restoring, storing) as the data set's cost.
-	r.afterKeep(out.Phases)
+	r.afterKeep(out.Phases, st.Unpredictable)
 	overhead := math.Max(0, time.Since(prepStart).Seconds()-st.Seconds)
 	if st.Reset == resetLoad {
 		r.res.Time.FirstLoadS += overhead

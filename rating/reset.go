@@ -208,7 +208,7 @@ const driftLimit = 0.10
 // (1) no read of a deleted key: after deletes, (2) no insert of a key that
 // exists: after failed inserts (their keys may or may not be there), (3) no
 // drift: the record count moved more than driftLimit.
-func (r *rater) afterKeep(sums []measure.Summary) {
+func (r *rater) afterKeep(sums []measure.Summary, unpredictable int64) {
 	if r.opts.Reset != ResetKeep {
 		return
 	}
@@ -229,6 +229,8 @@ func (r *rater) afterKeep(sums []measure.Summary) {
 	}
 	r.inserted += ins
 	switch {
+	case unpredictable > 0:
+		r.dirty = fmt.Sprintf("%d unpredictable (stale) reads were seen: the data may not be what was acknowledged", unpredictable)
 	case del > 0:
 		r.dirty = fmt.Sprintf("%d records were deleted: later reads of them would miss", del)
 	case insErr > 0:

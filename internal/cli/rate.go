@@ -39,7 +39,7 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	rf := &rateFlags{}
 	fs := newFlagSet("dbrig rate", e.stderr)
 	f.define(fs, true)
-	fs.Var(&rf.sla, "sla", "an SLA term or comma-separated terms: p95<100ms, p99.9<1s, READ.p99<10ms, errors<0.1%, dropped=0; repeatable")
+	fs.Var(&rf.sla, "sla", "an SLA term or comma-separated terms: p95<100ms, p99.9<1s, READ.p99<10ms, errors<0.1%, dropped=0, unpredictable<0.01% (stale reads); repeatable")
 	fs.DurationVar(&rf.slaDuration, "sla-duration", 60*time.Second, "how long the SLA must hold: the final confirmation run's length (Δ)")
 	fs.StringVar(&rf.by, "by", rating.ByRate, "what to find the highest of: rate (throughput, open model) or clients (closed model)")
 	fs.StringVar(&rf.precision, "precision", "5%", "stop the search when the answer is known within this (relative)")

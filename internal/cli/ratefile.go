@@ -26,7 +26,7 @@ import (
 // fileSLA parses an experiment's SLA expressions; a mistake is reported at
 // the file's line and the column inside the expression. ops, when given,
 // are the workload's operation types every per-operation term must name.
-func fileSLA(e spec.Experiment, ops []string) (sla.SLA, error) {
+func fileSLA(e spec.Experiment, ops []string, rating bool) (sla.SLA, error) {
 	var out sla.SLA
 	for _, x := range e.SLA {
 		s, err := sla.Parse(x.Text)
@@ -36,6 +36,10 @@ func fileSLA(e spec.Experiment, ops []string) (sla.SLA, error) {
 		}
 		if err != nil {
 			return sla.SLA{}, &experiment.InputError{Err: &spec.FileError{Pos: x.Pos, Path: x.Path, Msg: err.Error()}}
+		}
+		if s.HasUnpredictable() && !rating {
+			return sla.SLA{}, &experiment.InputError{Err: &spec.FileError{Pos: x.Pos, Path: x.Path,
+				Msg: "dbrig bench does not count unpredictable (stale) reads; dbrig rate does (add a rate: block)"}}
 		}
 		if ops != nil {
 			if err := s.Check(ops); err != nil {
@@ -54,7 +58,7 @@ func benchSLAs(b *experiment.Bench) (map[*experiment.Plan]sla.SLA, error) {
 		if len(r.Exp.SLA) == 0 {
 			continue
 		}
-		s, err := fileSLA(r.Exp, r.Plan.Workload.Ops())
+		s, err := fileSLA(r.Exp, r.Plan.Workload.Ops(), false)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +204,7 @@ func fileRating(b *experiment.Bench, rf *rateFlags, set map[string]bool) (rating
 			return bad(err)
 		}
 		o.SLA = s
-	} else if o.SLA, err = fileSLA(e, plan.Workload.Ops()); err != nil {
+	} else if o.SLA, err = fileSLA(e, plan.Workload.Ops(), true); err != nil {
 		return o, err
 	}
 	switch {
