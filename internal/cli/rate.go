@@ -288,3 +288,47 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stderr, "plot written to %s\n", *png)
 	return nil
 }
+
+// ratingReport: dbrig report rating:ID [-o FILE] writes a rating as a
+// self-contained HTML page (its plot, answer and experiments).
+func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string) error {
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil || id <= 0 {
+		return usagef("rating:%s: expected a rating id (see dbrig rate list)", idText)
+	}
+	if out == "" {
+		out = "rating-" + idText + ".html"
+	}
+	var protected []outfile.Path
+	if f, ok := results.File(storeDSN); ok {
+		protected = append(protected, outfile.Path{Role: "results store", Path: f})
+	}
+	if err := outfile.Check([]outfile.Path{{Role: "-o", Path: out}}, protected); err != nil {
+		return &experiment.InputError{Err: err}
+	}
+	store, err := results.OpenExisting(ctx, storeDSN)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	r, err := store.GetRating(ctx, id)
+	if errors.Is(err, results.ErrNoRating) {
+		return &experiment.InputError{Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	f, err := outfile.Create(out)
+	if err != nil {
+		return err
+	}
+	defer f.Abort() // removes only the temporary file
+	if err := report.RatingHTML(f, r); err != nil {
+		return fmt.Errorf("report rating %d: %w", id, err)
+	}
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s\n", out)
+	return nil
+}

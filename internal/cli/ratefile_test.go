@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -141,6 +142,17 @@ func TestRateFile(t *testing.T) {
 	if got.Throughput == nil || *got.Throughput <= 0 || *got.Throughput > 500 || got.SLA != "p95<20ms" || got.Precision != 0.25 ||
 		len(got.Steps) < 2 || got.Steps[0].Target != 400 {
 		t.Errorf("JSON %s", out.String())
+	}
+	// dbrig report rating:ID renders it as a page.
+	page := filepath.Join(dir, "rating.html")
+	out.Reset()
+	if code := Main(context.Background(), []string{"report", "rating:1", "--store", store, "-o", page}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Errorf("report rating:1: exit %d: %s", code, errb.String())
+	} else if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "Rating 1: sim, workloada") || !strings.Contains(string(b), "data:image/png;base64,") {
+		t.Errorf("report rating:1 wrote %d bytes, %v", len(b), err)
+	}
+	if code := Main(context.Background(), []string{"report", "rating:99", "--store", store, "-o", filepath.Join(dir, "x.html")}, strings.NewReader(""), &out, &errb); code != 2 {
+		t.Errorf("report rating:99: exit %d, want 2 (no such rating)", code)
 	}
 	// bench FILE with a rate block rates too; --dry-run says what it would do.
 	out.Reset()
