@@ -76,7 +76,10 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 			}
 		},
 	}
+	stale := newBenchStale(slas) // ratefile.go
+	hooks.WrapDB = stale.wrap
 	outs, runErr := b.Execute(ctx, hooks, func(i int, r experiment.BenchRun) {
+		stale.cur = r.Plan
 		fmt.Fprintf(e.stderr, "\n== %s: run %d of %d %s\n", b.Name, i+1, len(b.Runs), r.Label())
 		if *quiet {
 			return
@@ -118,7 +121,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		if s, ok := slas[o.Run.Plan]; ok && o.Outcome.Status == experiment.StatusDone {
-			miss, err := judgeSLA(ctx, table, *store, o.Outcome, s)
+			miss, err := judgeSLA(ctx, table, *store, o.Outcome, s, stale.checks[o.Run.Plan])
 			if err != nil {
 				runErr = errors.Join(runErr, err)
 			} else if miss != "" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/rating"
@@ -26,7 +27,7 @@ import (
 // fileSLA parses an experiment's SLA expressions; a mistake is reported at
 // the file's line and the column inside the expression. ops, when given,
 // are the workload's operation types every per-operation term must name.
-func fileSLA(e spec.Experiment, ops []string, rating bool) (sla.SLA, error) {
+func fileSLA(e spec.Experiment, ops []string, dataIntegrity bool) (sla.SLA, error) {
 	var out sla.SLA
 	for _, x := range e.SLA {
 		s, err := sla.Parse(x.Text)
@@ -37,9 +38,9 @@ func fileSLA(e spec.Experiment, ops []string, rating bool) (sla.SLA, error) {
 		if err != nil {
 			return sla.SLA{}, &experiment.InputError{Err: &spec.FileError{Pos: x.Pos, Path: x.Path, Msg: err.Error()}}
 		}
-		if s.HasUnpredictable() && !rating {
+		if s.HasUnpredictable() && dataIntegrity {
 			return sla.SLA{}, &experiment.InputError{Err: &spec.FileError{Pos: x.Pos, Path: x.Path,
-				Msg: "dbrig bench does not count unpredictable (stale) reads; dbrig rate does (add a rate: block)"}}
+				Msg: "an unpredictable term stamps a version into every value written, which dataintegrity=true would report as corrupt: remove dataintegrity"}}
 		}
 		if ops != nil {
 			if err := s.Check(ops); err != nil {
@@ -58,7 +59,7 @@ func benchSLAs(b *experiment.Bench) (map[*experiment.Plan]sla.SLA, error) {
 		if len(r.Exp.SLA) == 0 {
 			continue
 		}
-		s, err := fileSLA(r.Exp, r.Plan.Workload.Ops(), false)
+		s, err := fileSLA(r.Exp, r.Plan.Workload.Ops(), dataIntegrity(r.Plan))
 		if err != nil {
 			return nil, err
 		}
@@ -92,12 +93,19 @@ func slaMetrics(res sla.Result) []results.RunMetric {
 
 // judgeSLA evaluates a finished run against its SLA, prints the verdict and
 // stores it with the run. It returns the failure ("" when met).
-func judgeSLA(ctx context.Context, w io.Writer, storeDSN string, out *experiment.Outcome, s sla.SLA) (string, error) {
+func judgeSLA(ctx context.Context, w io.Writer, storeDSN string, out *experiment.Outcome, s sla.SLA, stale *experiment.StaleReads) (string, error) {
 	sum, ok := out.Measured()
 	if !ok {
 		sum = measure.Summary{}
 	}
-	res := s.Evaluate(sum)
+	var metrics []results.RunMetric
+	reads := sla.Reads{}
+	if stale != nil {
+		r := stale.Result()
+		reads = sla.Reads{Counted: true, Total: r.Reads, Unpredictable: r.Unpredictable}
+		metrics = r.Metrics()
+	}
+	res := s.EvaluateReads(sum, reads)
 	var terms []string
 	for _, t := range res.Terms {
 		terms = append(terms, t.String())
@@ -112,7 +120,7 @@ func judgeSLA(ctx context.Context, w io.Writer, storeDSN string, out *experiment
 		return "", err
 	}
 	defer store.Close()
-	if err := store.AddRunMetrics(context.WithoutCancel(ctx), out.RunID, slaMetrics(res)); err != nil {
+	if err := store.AddRunMetrics(context.WithoutCancel(ctx), out.RunID, append(slaMetrics(res), metrics...)); err != nil {
 		return "", err
 	}
 	if res.Pass {
@@ -204,7 +212,7 @@ func fileRating(b *experiment.Bench, rf *rateFlags, set map[string]bool) (rating
 			return bad(err)
 		}
 		o.SLA = s
-	} else if o.SLA, err = fileSLA(e, plan.Workload.Ops(), true); err != nil {
+	} else if o.SLA, err = fileSLA(e, plan.Workload.Ops(), dataIntegrity(plan)); err != nil {
 		return o, err
 	}
 	switch {
@@ -280,4 +288,33 @@ func benchRating(ctx context.Context, e *env, b *experiment.Bench, store string,
 	rf := &rateFlags{by: rating.ByRate, precision: "5%", reset: rating.ResetReload, slaDuration: 60 * time.Second}
 	f := &runFlags{store: store, jsonOut: jsonOut, quiet: quiet, set: map[string]bool{}}
 	return rateBench(ctx, e, b, rf, f, dry)
+}
+
+// benchStale counts stale reads for the runs of a bench whose SLA has an
+// unpredictable term: one experiment.StaleReads per run, installed through
+// Hooks.WrapDB (which Execute calls once per run, after the bench's
+// beforeRun callback named the run).
+type benchStale struct {
+	slas   map[*experiment.Plan]sla.SLA
+	cur    *experiment.Plan
+	checks map[*experiment.Plan]*experiment.StaleReads
+}
+
+func newBenchStale(slas map[*experiment.Plan]sla.SLA) *benchStale {
+	return &benchStale{slas: slas, checks: map[*experiment.Plan]*experiment.StaleReads{}}
+}
+
+// wrap is a Hooks.WrapDB.
+func (b *benchStale) wrap(db driver.DB) driver.DB {
+	if !b.slas[b.cur].HasUnpredictable() {
+		return db
+	}
+	s := experiment.NewStaleReads()
+	b.checks[b.cur] = s
+	return s.Wrap(db)
+}
+
+func dataIntegrity(p *experiment.Plan) bool {
+	di, _ := p.Props.Bool("dataintegrity", false)
+	return di
 }

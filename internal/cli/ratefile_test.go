@@ -75,6 +75,7 @@ func TestRateFileBadInput(t *testing.T) {
 		{"clients with rate", "sla: p95<5ms\nload: {rate: 100}\nrate: {by: clients}\n", nil, "e.yaml:4:14: load.rate: by clients"},
 		{"matrix", "sla: p95<5ms\nrate: {}\nmatrix: {clients: [1, 2]}\n", nil, "e.yaml:5:20: load.clients: a rating rates one experiment"},
 		{"strategy", "sla: p95<5ms\nrate: {reset: snapshot}\n", nil, "strategies that work here: reload"},
+		{"stale with dataintegrity", "sla: [p95<5ms, unpredictable=0]\nrate: {}\n", []string{"--set", "workload.props.dataintegrity=true"}, "e.yaml:3:16: sla[1]: an unpredictable term stamps"},
 		{"run flag", "sla: p95<5ms\nrate: {}\n", []string{"--clients", "4"}, "--clients belongs in the experiment file"},
 		{"set", "sla: p95<5ms\nrate: {}\n", []string{"--set", "rate.by=speed"}, `rate.by: "speed"`},
 	}
@@ -159,5 +160,41 @@ func TestRateFile(t *testing.T) {
 	code = Main(context.Background(), []string{"bench", file, "--store", store, "--dry-run"}, strings.NewReader(""), &out, &errb)
 	if code != 0 || !strings.Contains(out.String(), "rating: SLA p95<20ms, by rate, reset reload, precision 20%, experiments of 1s, final run of 2s, start 400") {
 		t.Errorf("exit %d, dry run:\n%s%s", code, out.String(), errb.String())
+	}
+}
+
+// bench counts stale reads for a run whose SLA limits them, and stores the
+// counts with the verdict.
+func TestBenchUnpredictable(t *testing.T) {
+	dir := t.TempDir()
+	file, store := filepath.Join(dir, "e.yaml"), filepath.Join(dir, "r.db")
+	writeFile(t, file, `system: {driver: pebble}
+dataset: {records: 200}
+workload: {files: [workloada]}
+load: {clients: 2, duration: 1s}
+sla: ["unpredictable<0.01%"]
+`)
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"bench", file, "--store", store, "--quiet"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "SLA unpredictable<0.01%: met — unpredictable<0.01%: 0%") {
+		t.Errorf("verdict not printed:\n%s", out.String())
+	}
+	st, err := results.OpenExisting(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ms, err := st.RunMetrics(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, m := range ms {
+		got[m.Name] = m.Value
+	}
+	if got["sla_ok"] != 1 || got["reads_checked"] < 10 || got["unpredictable_reads"] != 0 || got["wrong_reads"] != 0 {
+		t.Errorf("metrics %v, want the SLA met with checked reads, none stale or wrong", got)
 	}
 }
