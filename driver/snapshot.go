@@ -21,3 +21,14 @@ type Snapshotter interface {
 	// DropSnapshot removes image name; no image of that name is no error.
 	DropSnapshot(ctx context.Context, table, name string) error
 }
+
+// KeyRestorer is a Snapshotter that can put back only some records of an
+// image: what an experiment wrote, which dbrig records. A rating with
+// `--reset snapshot` then restores in the time of the records written, not
+// of the whole table.
+type KeyRestorer interface {
+	// RestoreKeys makes the records keys of table what they were in image
+	// name: a key in the image gets its record back, a key not in it is
+	// removed. Other records are not touched.
+	RestoreKeys(ctx context.Context, table, name string, keys []string) error
+}

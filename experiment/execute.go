@@ -46,6 +46,11 @@ type Hooks struct {
 	// OnWorkers performs a run of an experiment file with workers: N
 	// (package workers, through the command); see workers.go.
 	OnWorkers RunOnWorkers
+	// WrapDB, when set, stands between the runner and the driver for every
+	// operation of the run (a rating records the keys it writes); it must
+	// keep the capabilities the runner looks for (driver.BatchInserter,
+	// driver.ScheduleAware).
+	WrapDB func(driver.DB) driver.DB
 }
 
 // Started describes a run that was just stored.
@@ -210,9 +215,15 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	var sums []measure.Summary
 	var runErr error
 	if h.Perform != nil {
+		// WrapDB does not reach the workers' drivers: a rating runs in one
+		// process (see ShareError for what workers refuse).
 		sums, runErr = h.Perform(ctx, store, runID, obs)
 	} else {
-		sums, runErr = p.perform(ctx, trackedDB(db, tr), obs)
+		runDB := trackedDB(db, tr)
+		if h.WrapDB != nil {
+			runDB = h.WrapDB(runDB)
+		}
+		sums, runErr = p.perform(ctx, runDB, obs)
 	}
 	stopFaults() // a pause under way is healed before the cluster goes down
 	if p.Verify && tr != nil && ctx.Err() == nil {

@@ -41,10 +41,11 @@ const (
 	ResetReload   = "reload"   // drop and load again before each experiment
 	ResetSnapshot = "snapshot" // restore an image taken after the first load
 	ResetKeep     = "keep"     // reuse the data set as it is
+	ResetRepair   = "repair"   // undo exactly what the last experiment wrote (repair.go)
 )
 
 // Strategies lists the reset strategies dbrig implements.
-var Strategies = []string{ResetReload, ResetSnapshot, ResetKeep}
+var Strategies = []string{ResetReload, ResetSnapshot, ResetKeep, ResetRepair}
 
 // Defaults.
 const (
@@ -85,19 +86,21 @@ type Hooks struct {
 
 // Step is one experiment of a rating.
 type Step struct {
-	Kind         string           `json:"kind"` // "search" or "final"
-	Target       float64          `json:"target"`
-	Achieved     float64          `json:"achieved"` // ops/s measured
-	Terms        []sla.TermResult `json:"terms"`
-	Pass         bool             `json:"pass"`
-	StoppedEarly bool             `json:"stopped_early"`
-	Inconclusive bool             `json:"inconclusive,omitempty"` // failed while dbrig itself was late: repeated
-	Reason       string           `json:"reason,omitempty"`
-	RunID        int64            `json:"run_id"`
-	Reset        string           `json:"reset"`              // how the data set was prepared: load, reload, snapshot, keep
-	Fallback     string           `json:"fallback,omitempty"` // keep: why this step could not keep the data
-	ResetS       float64          `json:"reset_s"`            // its cost (the first load's is first_load_s)
-	Seconds      float64          `json:"seconds"`            // warmup + measure time spent
+	Kind          string           `json:"kind"` // "search" or "final"
+	Target        float64          `json:"target"`
+	Achieved      float64          `json:"achieved"` // ops/s measured
+	Terms         []sla.TermResult `json:"terms"`
+	Pass          bool             `json:"pass"`
+	StoppedEarly  bool             `json:"stopped_early"`
+	Inconclusive  bool             `json:"inconclusive,omitempty"` // failed while dbrig itself was late: repeated
+	Reason        string           `json:"reason,omitempty"`
+	RunID         int64            `json:"run_id"`
+	Reset         string           `json:"reset"`                   // how the data set was prepared: load, reload, snapshot, keep
+	Fallback      string           `json:"fallback,omitempty"`      // keep, repair: why this step could not keep or repair the data
+	Keys          int64            `json:"keys_restored,omitempty"` // repair, snapshot of the written keys: how many were put back
+	Unpredictable int64            `json:"unpredictable,omitempty"` // stale reads seen (with an unpredictable term)
+	ResetS        float64          `json:"reset_s"`                 // its cost (the first load's is first_load_s)
+	Seconds       float64          `json:"seconds"`                 // warmup + measure time spent
 }
 
 // Times is the rating-time split, measured: Λ = ζ + ω·ν + η·δ + Δ.
@@ -287,6 +290,9 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	if err := opts.SLA.Check(first.Workload.Ops()); err != nil {
 		return nil, input(err)
 	}
+	if di, _ := first.Props.Bool("dataintegrity", false); di && opts.SLA.HasUnpredictable() {
+		return nil, input(fmt.Errorf("SLA term unpredictable: dbrig stamps a version into every value it writes, which -p dataintegrity=true would report as corrupt; remove dataintegrity (and use --reset snapshot, keep or reload)"))
+	}
 	if opts.By == ByRate {
 		if _, _, ok := first.Props.Lookup("threadcount"); !ok {
 			opts.Base.Overrides = append(opts.Base.Overrides, experiment.Override{Flag: "rate", Key: "threadcount", Value: strconv.Itoa(DefaultPool)})
@@ -378,6 +384,8 @@ type rater struct {
 	// keep: the capability for the fallback, the base's record count, the
 	// acknowledged inserts carried over, and why the next step may not keep.
 	canSnapshot bool
+	keyRestore  bool    // the driver restores single keys of an image (driver.KeyRestorer)
+	log         *keyLog // the keys the last experiment wrote (repair, snapshot of keys)
 	deletes     bool
 	records     int64
 	inserted    int64
@@ -470,7 +478,20 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := newStopper(r.opts.SLA, r.opts.By, target, dur, r.opts.NoEarlyStop, cancel, r.hooks.Observer)
-	hooks := experiment.Hooks{Observer: stop, Warn: r.hooks.Warn}
+	hooks := experiment.Hooks{Observer: stop, Warn: r.hooks.Warn, WrapDB: r.wrapFor(&st)}
+	var stale *experiment.StaleReads
+	if r.opts.SLA.HasUnpredictable() {
+		// Version stamps on every write, checked on every read (the
+		// unpredictable term).
+		stale = experiment.NewStaleReads()
+		inner := hooks.WrapDB
+		hooks.WrapDB = func(db driver.DB) driver.DB {
+			if inner != nil {
+				db = inner(db)
+			}
+			return stale.Wrap(db)
+		}
+	}
 	out, runErr := experiment.Execute(sctx, plan, hooks)
 	if out == nil {
 		return st, runErr
@@ -486,7 +507,16 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	}
 	st.Seconds = runSeconds(out.Phases)
 	st.Achieved = sum.Overall.Throughput
-	ev := r.opts.SLA.Evaluate(sum)
+	reads := sla.Reads{}
+	if stale != nil {
+		sr := stale.Result()
+		reads = sla.Reads{Counted: true, Total: sr.Reads, Unpredictable: sr.Unpredictable}
+		st.Unpredictable = sr.Unpredictable
+		if err := r.store.AddRunMetrics(context.WithoutCancel(ctx), out.RunID, sr.Metrics()); err != nil {
+			r.hooks.Warn(err)
+		}
+	}
+	ev := r.opts.SLA.EvaluateReads(sum, reads)
 	st.Terms, st.Pass = ev.Terms, ev.Pass
 	if r.opts.By == ByRate {
 		// The open model's answer is a throughput: the store must also
@@ -517,7 +547,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	}
 	// Where the time went: the experiment itself, and everything around it
 	// (opening, loading or restoring, storing) as the data set's cost.
-	r.afterKeep(out.Phases)
+	r.afterKeep(out.Phases, st.Unpredictable)
 	overhead := math.Max(0, time.Since(prepStart).Seconds()-st.Seconds)
 	if st.Reset == resetLoad {
 		r.res.Time.FirstLoadS += overhead
@@ -540,7 +570,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 		r.res.Time.ExperimentsS += st.Seconds
 	}
 	r.res.Steps = append(r.res.Steps, st)
-	if err := r.store.AddRatingStep(context.WithoutCancel(ctx), r.id, r.seq, storedStep(st)); err != nil {
+	if err := r.store.AddRatingStep(context.WithoutCancel(ctx), r.id, r.seq, storedStep(r.opts.Reset, st)); err != nil {
 		r.hooks.Warn(err)
 	}
 	r.seq++
@@ -568,12 +598,12 @@ func measureSeconds(sums []measure.Summary) float64 {
 	return 0
 }
 
-func storedStep(st Step) results.RatingStep {
+func storedStep(strategy string, st Step) results.RatingStep {
 	out := results.RatingStep{Kind: st.Kind, Target: st.Target, Achieved: st.Achieved, Pass: st.Pass, StoppedEarly: st.StoppedEarly,
 		Reason: st.Reason, RunID: st.RunID, Reset: st.Reset, ResetS: st.ResetS, Seconds: st.Seconds}
 	if st.Fallback != "" {
-		out.Reset = ResetKeep + "→" + st.Reset
-		out.Reason = strings.TrimSuffix("keep fell back: "+st.Fallback+"; "+st.Reason, "; ")
+		out.Reset = strategy + "→" + st.Reset
+		out.Reason = strings.TrimSuffix(strategy+" fell back: "+st.Fallback+"; "+st.Reason, "; ")
 	}
 	for _, t := range st.Terms {
 		out.Terms = append(out.Terms, results.RatingTerm{Term: t.Term, Measured: t.Measured, Limit: t.Limit, Unit: t.Unit, Pass: t.Pass})

@@ -40,6 +40,7 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 	r.first = first
 	works := []string{ResetReload}
 	canSnapshot, canReset := false, r.ephemeral
+	var regenErr error
 	if !r.ephemeral && r.table != "" {
 		db, done, err := r.openDriver(ctx, first)
 		if err != nil {
@@ -47,17 +48,24 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 		}
 		_, canSnapshot = db.(driver.Snapshotter)
 		_, canReset = db.(driver.Resetter)
+		_, r.keyRestore = db.(driver.KeyRestorer)
 		done()
 		if canSnapshot {
 			works = append(works, ResetSnapshot)
 		}
 		works = append(works, ResetKeep)
+		if g, ok := first.Workload.(regenerator); !ok {
+			regenErr = fmt.Errorf("workload %s cannot regenerate its records", first.WorkloadName())
+		} else if _, regenErr = g.Originals(nil); regenErr == nil {
+			works = append(works, ResetRepair)
+		}
 		if !canReset {
 			works = works[1:]
 		}
 	}
 	r.canSnapshot = canSnapshot
-	if r.opts.Reset == ResetKeep {
+	r.keyRestore = r.keyRestore && canSnapshot
+	if r.opts.Reset == ResetKeep || r.opts.Reset == ResetRepair || r.opts.Reset == ResetSnapshot {
 		n, err := first.Props.Int("recordcount", 0)
 		if err != nil {
 			return input(err)
@@ -82,6 +90,8 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 		why = fmt.Sprintf("workload %s has no single key-value table to snapshot or keep", first.WorkloadName())
 	case r.opts.Reset == ResetSnapshot:
 		why = fmt.Sprintf("driver %s cannot take snapshots (no driver.Snapshotter)", first.Driver)
+	case r.opts.Reset == ResetRepair:
+		why = fmt.Sprintf("repair rewrites the records the load wrote, and %v", regenErr)
 	case r.opts.Reset == ResetReload:
 		why = fmt.Sprintf("driver %s cannot drop its data (no driver.Resetter)", first.Driver)
 	}
@@ -103,6 +113,9 @@ func (r *rater) snapshotName() string { return "dbrig_rating_" + strconv.FormatI
 
 // prepare sets how the experiment gets its data set and resets it first.
 func (r *rater) prepare(ctx context.Context, eo *experiment.Options, st *Step) error {
+	if r.opts.Reset == ResetRepair && !r.ephemeral {
+		return r.prepareRepair(ctx, eo, st) // repair.go
+	}
 	if !r.loaded {
 		st.Reset = resetLoad // the base's SkipLoad and Recreate, as given
 		r.loaded = true
@@ -135,6 +148,15 @@ func (r *rater) prepare(ctx context.Context, eo *experiment.Options, st *Step) e
 			return err
 		}
 		defer done()
+		// Only what the last experiment wrote, when the driver can and the
+		// log holds every key (repair.go); else the whole image.
+		if keys, ok := r.written(); ok && r.keyRestore && st.Fallback == "" {
+			st.Keys = int64(len(keys))
+			if err := db.(driver.KeyRestorer).RestoreKeys(ctx, r.table, r.snapshotName(), keys); err != nil {
+				return fmt.Errorf("restore %d keys of snapshot %s of %s: %w", len(keys), r.snapshotName(), r.table, err)
+			}
+			return nil
+		}
 		if err := db.(driver.Snapshotter).Restore(ctx, r.table, r.snapshotName()); err != nil {
 			return fmt.Errorf("restore snapshot %s of %s: %w", r.snapshotName(), r.table, err)
 		}
@@ -153,6 +175,9 @@ func (r *rater) takeSnapshot(ctx context.Context, p *experiment.Plan) error {
 		return fmt.Errorf("snapshot %s of %s: %w", r.snapshotName(), r.table, err)
 	}
 	r.snapshot = true
+	if r.keyRestore {
+		r.log = newKeyLog(r.logLimit()) // the data is the image: nothing to restore before the next experiment
+	}
 	return nil
 }
 
@@ -183,7 +208,7 @@ const driftLimit = 0.10
 // (1) no read of a deleted key: after deletes, (2) no insert of a key that
 // exists: after failed inserts (their keys may or may not be there), (3) no
 // drift: the record count moved more than driftLimit.
-func (r *rater) afterKeep(sums []measure.Summary) {
+func (r *rater) afterKeep(sums []measure.Summary, unpredictable int64) {
 	if r.opts.Reset != ResetKeep {
 		return
 	}
@@ -204,6 +229,8 @@ func (r *rater) afterKeep(sums []measure.Summary) {
 	}
 	r.inserted += ins
 	switch {
+	case unpredictable > 0:
+		r.dirty = fmt.Sprintf("%d unpredictable (stale) reads were seen: the data may not be what was acknowledged", unpredictable)
 	case del > 0:
 		r.dirty = fmt.Sprintf("%d records were deleted: later reads of them would miss", del)
 	case insErr > 0:

@@ -18,7 +18,7 @@ func TestStrategiesOnPebble(t *testing.T) {
 			dir := t.TempDir()
 			r, err := Rate(context.Background(), Options{
 				Base: experiment.Options{Driver: "pebble", Store: filepath.Join(dir, "r.db"),
-					Props: []string{"recordcount=2000", "pebble.dir=" + filepath.Join(dir, "data")}},
+					Props: []string{"recordcount=2000", "dataintegrity=true", "pebble.dir=" + filepath.Join(dir, "data")}},
 				SLA: mustSLA(t, "p99<2s"), Step: time.Second, SLADuration: time.Second,
 				Start: 200, Max: 400, Reset: strategy,
 			}, Hooks{})

@@ -58,9 +58,23 @@ func (r Result) Failed() string {
 	return strings.Join(out, "; ")
 }
 
+// Reads is what a stale-read check counted (experiment.StaleReads): reads
+// that returned a record, and of them the unpredictable ones. Counted false:
+// nothing was counted, and an unpredictable term cannot pass.
+type Reads struct {
+	Counted       bool
+	Total         int64
+	Unpredictable int64
+}
+
 // Evaluate checks every term against a measured summary. A phase without
-// any completed operation meets no latency term: nothing was served.
-func (s SLA) Evaluate(sum measure.Summary) Result {
+// any completed operation meets no latency term: nothing was served. An
+// unpredictable term needs EvaluateReads.
+func (s SLA) Evaluate(sum measure.Summary) Result { return s.EvaluateReads(sum, Reads{}) }
+
+// EvaluateReads is Evaluate with the counts of a stale-read check for the
+// unpredictable term (a fraction of the reads, or a count).
+func (s SLA) EvaluateReads(sum measure.Summary, reads Reads) Result {
 	res := Result{Pass: true}
 	for _, t := range s.Terms {
 		r := TermResult{Term: t.String()}
@@ -79,8 +93,11 @@ func (s SLA) Evaluate(sum measure.Summary) Result {
 		case Dropped:
 			r.Pass, r.Measured, r.Limit, r.Unit = countTerm(t, sum.Dropped, sum.Overall.Count+sum.Dropped)
 		case Unpredictable:
-			// Not measured: never passes (Check refuses it before a run).
-			r.Unit = "ops"
+			if !reads.Counted {
+				r.Unit = "ops" // not measured: never passes
+				break
+			}
+			r.Pass, r.Measured, r.Limit, r.Unit = countTerm(t, reads.Unpredictable, reads.Total)
 		}
 		res.Terms = append(res.Terms, r)
 		res.Pass = res.Pass && r.Pass

@@ -130,7 +130,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"read.p99<1ms", true},
 		{"INSERT.p99<1ms", false},
-		{"unpredictable<1%", false},
+		{"unpredictable<1%", true},
 		{"p95<1ms,errors<1%", true},
 	} {
 		s, err := Parse(tt.expr)
@@ -239,4 +239,41 @@ func TestDoomed(t *testing.T) {
 	if r := e.Doomed(summary(0, map[string][]float64{"READ": lats(5, 1)}, map[string]int64{"READ": 3}), 100); !strings.Contains(r, "errors") {
 		t.Errorf("3 errors with errors<=2: %q, want doomed", r)
 	}
+}
+
+func TestEvaluateUnpredictable(t *testing.T) {
+	sum := summary(0, map[string][]float64{"READ": {1, 1, 1}}, nil)
+	for _, tt := range []struct {
+		expr  string
+		reads Reads
+		pass  bool
+		value float64
+	}{
+		{"unpredictable<0.01%", Reads{}, false, 0},
+		{"unpredictable<0.01%", Reads{Counted: true, Total: 100000, Unpredictable: 5}, true, 0.00005},
+		{"unpredictable<0.01%", Reads{Counted: true, Total: 100000, Unpredictable: 10}, false, 0.0001},
+		{"unpredictable=0", Reads{Counted: true, Total: 10}, true, 0},
+		{"stale<=2", Reads{Counted: true, Total: 10, Unpredictable: 3}, false, 3},
+	} {
+		s, err := Parse(tt.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.EvaluateReads(sum, tt.reads)
+		if r.Pass != tt.pass || r.Terms[0].Measured != tt.value {
+			t.Errorf("%s with %+v: pass %v measured %v, want %v %v", tt.expr, tt.reads, r.Pass, r.Terms[0].Measured, tt.pass, tt.value)
+		}
+	}
+	if !mustParse(t, "p95<1s,unpredictable<1%").HasUnpredictable() || mustParse(t, "p95<1s").HasUnpredictable() {
+		t.Error("HasUnpredictable")
+	}
+}
+
+func mustParse(t *testing.T, e string) SLA {
+	t.Helper()
+	s, err := Parse(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -41,6 +41,8 @@ type Experiment struct {
 	// Workers runs each run on this many worker processes whose figures are
 	// merged exactly (dbrig run --workers; 0: one process).
 	Workers int
+	SLA     []SLAExpr // checked on every run (sla.go); the rating's SLA
+	Rate    *Rate     // nil: no rate block (sla.go)
 
 	pos map[string]Pos // key path → where its value is
 }
@@ -567,6 +569,8 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 			return nil
 		},
 		"cycle_targets": d.boolean(&e.CycleTargets),
+		"sla":           d.slaExprs(&e.SLA),
+		"rate":          d.rateBlock(&e.Rate),
 	})
 	if err != nil {
 		return nil, err
@@ -840,6 +844,7 @@ func schemaPaths() []string {
 		"load.model", "load.clients", "load.rate", "load.arrival", "load.think", "load.warmup",
 		"load.duration", "load.operations", "load.timeout", "load.max_backlog", "load.schedule", "scenario", "verdict",
 		"workers",
+		"sla", "rate.by", "rate.precision", "rate.reset", "rate.sla_duration", "rate.step", "rate.start", "rate.max", "rate.early_stop",
 	}
 }
 

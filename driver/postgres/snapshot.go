@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/sqltable"
 )
 
 var _ driver.Snapshotter = (*DB)(nil)
@@ -88,6 +89,42 @@ func (db *DB) inTx(ctx context.Context, what string, stmts ...string) error {
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("postgres %s: %w", what, classify(err))
+	}
+	return nil
+}
+
+var _ driver.KeyRestorer = (*DB)(nil)
+
+// RestoreKeys puts back only the records keys from the copy, in one
+// transaction: delete them, insert the copy's rows of them.
+func (db *DB) RestoreKeys(ctx context.Context, table, name string, keys []string) error {
+	snap, err := snapshotTable(table, name)
+	if err != nil {
+		return err
+	}
+	if _, err := db.table(ctx, table); err != nil {
+		return err
+	}
+	src, dst := pgx.Identifier{snap}.Sanitize(), pgx.Identifier{table}.Sanitize()
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres restore keys of %s: %w", name, classify(err))
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	const chunk = 10000
+	for len(keys) > 0 {
+		n := min(chunk, len(keys))
+		part := keys[:n]
+		keys = keys[n:]
+		if _, err := tx.Exec(ctx, "DELETE FROM "+dst+" WHERE "+sqltable.KeyColumn+" = ANY($1)", part); err != nil {
+			return fmt.Errorf("postgres restore keys of %s: %w", name, classify(err))
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO "+dst+" SELECT * FROM "+src+" WHERE "+sqltable.KeyColumn+" = ANY($1)", part); err != nil {
+			return fmt.Errorf("postgres restore keys of %s: %w", name, classify(err))
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("postgres restore keys of %s: %w", name, classify(err))
 	}
 	return nil
 }

@@ -53,6 +53,13 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if b.Runs[0].Exp.Rate != nil && *replay == 0 {
+		return benchRating(ctx, e, b, *store, *jsonOut, *quiet, *dry) // ratefile.go
+	}
+	slas, err := benchSLAs(b) // ratefile.go
+	if err != nil {
+		return err
+	}
 	if *dry {
 		printPlan(e.stdout, b)
 		return nil
@@ -71,7 +78,10 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		},
 		OnWorkers: benchOnWorkers(e), // workers: N in the file (worker.go)
 	}
+	stale := newBenchStale(slas) // ratefile.go
+	hooks.WrapDB = stale.wrap
 	outs, runErr := b.Execute(ctx, hooks, func(i int, r experiment.BenchRun) {
+		stale.cur = r.Plan
 		fmt.Fprintf(e.stderr, "\n== %s: run %d of %d %s\n", b.Name, i+1, len(b.Runs), r.Label())
 		if *quiet {
 			return
@@ -110,6 +120,14 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 			printVerify(table, *v)
 			if v.Lost() > 0 {
 				failedVerdicts = append(failedVerdicts, fmt.Sprintf("run %d lost %d acknowledged writes", o.Outcome.RunID, v.Lost()))
+			}
+		}
+		if s, ok := slas[o.Run.Plan]; ok && o.Outcome.Status == experiment.StatusDone {
+			miss, err := judgeSLA(ctx, table, *store, o.Outcome, s, stale.checks[o.Run.Plan])
+			if err != nil {
+				runErr = errors.Join(runErr, err)
+			} else if miss != "" {
+				failedVerdicts = append(failedVerdicts, miss)
 			}
 		}
 		printStored(table, o.Outcome)

@@ -39,13 +39,16 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	rf := &rateFlags{}
 	fs := newFlagSet("dbrig rate", e.stderr)
 	f.define(fs, true)
-	fs.Var(&rf.sla, "sla", "an SLA term or comma-separated terms: p95<100ms, p99.9<1s, READ.p99<10ms, errors<0.1%, dropped=0; repeatable")
+	fs.Var(&rf.sla, "sla", "an SLA term or comma-separated terms: p95<100ms, p99.9<1s, READ.p99<10ms, errors<0.1%, dropped=0, unpredictable<0.01% (stale reads); repeatable")
 	fs.DurationVar(&rf.slaDuration, "sla-duration", 60*time.Second, "how long the SLA must hold: the final confirmation run's length (Δ)")
 	fs.StringVar(&rf.by, "by", rating.ByRate, "what to find the highest of: rate (throughput, open model) or clients (closed model)")
 	fs.StringVar(&rf.precision, "precision", "5%", "stop the search when the answer is known within this (relative)")
 	fs.StringVar(&rf.reset, "reset", rating.ResetReload, "how the data set is reset between experiments: "+strings.Join(rating.Strategies, ", "))
 	fs.Float64Var(&rf.max, "max", 0, "the highest rate (or clients) to try (0 = no bound)")
 	fs.BoolVar(&rf.noEarly, "no-early-stop", false, "run every experiment for its full length, even when its outcome is certain")
+	var sets listFlag
+	fs.Var(&sets, "set", "with an experiment FILE: override a value of the file (key.path=value, e.g. rate.reset=keep); repeatable")
+	dry := fs.Bool("dry-run", false, "with an experiment FILE: print what the rating would run and exit")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
@@ -53,14 +56,30 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return &usageError{msg: err.Error()}
 	}
-	if len(pos) > 0 {
-		return usagef("dbrig rate: unexpected argument %q (properties are given as -p key=value)", pos[0])
-	}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if len(pos) == 1 && isExperimentFile(pos[0]) {
+		return rateFileCmd(ctx, e, pos[0], rf, f, sets, *dry)
+	}
+	if len(pos) > 0 {
+		return usagef("dbrig rate: unexpected argument %q (an experiment file ends in .yaml; properties are given as -p key=value)", pos[0])
+	}
+	if len(sets) > 0 || *dry {
+		return usagef("dbrig rate: --set and --dry-run need an experiment file: dbrig rate FILE.yaml")
+	}
 	opts, err := rf.options(f, append([]string{"rate"}, args...))
 	if err != nil {
 		return err
 	}
+	return runRating(ctx, e, f, opts)
+}
+
+// isExperimentFile: a positional argument of rate names an experiment file.
+func isExperimentFile(p string) bool {
+	return strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")
+}
+
+// runRating performs a rating and prints it.
+func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) error {
 	hooks := rating.Hooks{Warn: func(err error) { fmt.Fprintf(e.stderr, "warning: %v\n", err) }}
 	if !f.quiet {
 		hooks.Started = func(id int64, store string) {
@@ -267,5 +286,49 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("--png %s: %w", *png, err)
 	}
 	fmt.Fprintf(e.stderr, "plot written to %s\n", *png)
+	return nil
+}
+
+// ratingReport: dbrig report rating:ID [-o FILE] writes a rating as a
+// self-contained HTML page (its plot, answer and experiments).
+func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string) error {
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil || id <= 0 {
+		return usagef("rating:%s: expected a rating id (see dbrig rate list)", idText)
+	}
+	if out == "" {
+		out = "rating-" + idText + ".html"
+	}
+	var protected []outfile.Path
+	if f, ok := results.File(storeDSN); ok {
+		protected = append(protected, outfile.Path{Role: "results store", Path: f})
+	}
+	if err := outfile.Check([]outfile.Path{{Role: "-o", Path: out}}, protected); err != nil {
+		return &experiment.InputError{Err: err}
+	}
+	store, err := results.OpenExisting(ctx, storeDSN)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	r, err := store.GetRating(ctx, id)
+	if errors.Is(err, results.ErrNoRating) {
+		return &experiment.InputError{Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	f, err := outfile.Create(out)
+	if err != nil {
+		return err
+	}
+	defer f.Abort() // removes only the temporary file
+	if err := report.RatingHTML(f, r); err != nil {
+		return fmt.Errorf("report rating %d: %w", id, err)
+	}
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s\n", out)
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/experiment"
@@ -32,7 +33,10 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 		return &usageError{msg: err.Error()}
 	}
 	if len(pos) == 0 {
-		return usagef("dbrig report: expected one or more run ids (see dbrig runs list)")
+		return usagef("dbrig report: expected one or more run ids (see dbrig runs list), or rating:ID (see dbrig rate list)")
+	}
+	if len(pos) == 1 && strings.HasPrefix(pos[0], "rating:") {
+		return ratingReport(ctx, e, *storeDSN, strings.TrimPrefix(pos[0], "rating:"), *out) // rate.go
 	}
 	ids := make([]int64, len(pos))
 	for i, p := range pos {
