@@ -144,9 +144,13 @@ func version(b []byte) (v uint64, ok, bad bool) {
 
 // begin notes writes of fields starting and gives them a version.
 func (s *StaleReads) begin(table, key string, values driver.Record) uint64 {
-	v := s.next.Add(1)
+	// The version is taken under the lock that registers the write: were it
+	// taken before, a write with a smaller version could register (and be
+	// applied) after a larger one had been acknowledged without overlap,
+	// and every later read of its value would be called stale.
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	v := s.next.Add(1)
 	for f, b := range values {
 		if len(b) < stampLen {
 			continue
