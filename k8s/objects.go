@@ -94,7 +94,9 @@ var runIDRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,18}[a-z0-9])?$`)
 // Check rejects a Spec that would not produce valid objects, naming what to fix.
 func (s *Spec) Check() error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrBadSpec}, a...)...)) }
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrBadSpec}, a...)...))
+	}
 	if msgs := validation.IsDNS1123Label(s.Namespace); len(msgs) > 0 {
 		bad("namespace %q: %s", s.Namespace, strings.Join(msgs, "; "))
 	}
