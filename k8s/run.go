@@ -393,9 +393,10 @@ func Cleanup(ctx context.Context, c kubernetes.Interface, ns, runID string) ([]s
 }
 
 // Run creates the objects, waits for the coordinator, copies its log to
-// out, and deletes everything it created — also when ctx is cancelled
-// (Ctrl-C) or anything fails. Preflight must have passed.
-func Run(ctx context.Context, c kubernetes.Interface, s *Spec, objs *Objects, out io.Writer) (err error) {
+// log, and deletes everything it created — also when ctx is cancelled
+// (Ctrl-C) or anything fails. Progress goes to out. Preflight must have
+// passed.
+func Run(ctx context.Context, c kubernetes.Interface, s *Spec, objs *Objects, out, log io.Writer) (err error) {
 	defer func() {
 		// Cleanup must run after a cancel too: a context of its own.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -414,9 +415,10 @@ func Run(ctx context.Context, c kubernetes.Interface, s *Spec, objs *Objects, ou
 	}
 	logs, lerr := Logs(ctx, c, s)
 	if logs != "" {
-		fmt.Fprintf(out, "--- coordinator log ---\n%s", logs)
+		fmt.Fprintf(out, "k8s: the coordinator's log follows\n")
+		fmt.Fprint(log, logs)
 		if !strings.HasSuffix(logs, "\n") {
-			fmt.Fprintln(out)
+			fmt.Fprintln(log)
 		}
 	}
 	return errors.Join(werr, lerr)

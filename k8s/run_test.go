@@ -157,7 +157,7 @@ func TestRunCreatesWaitsAndCleansUp(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); controller(t, ctx, c, s, fail) }()
 		var out bytes.Buffer
-		err = Run(ctx, c, &s, o, &out)
+		err = Run(ctx, c, &s, o, &out, &out)
 		wg.Wait()
 		cancel()
 		switch {
@@ -166,7 +166,7 @@ func TestRunCreatesWaitsAndCleansUp(t *testing.T) {
 		case !fail && err != nil:
 			t.Errorf("Run: %v\n%s", err, out.String())
 		}
-		for _, want := range []string{"created run r1", "workers 4: 4 running", "coordinator succeeded", "--- coordinator log ---", "deleted 6 objects"} {
+		for _, want := range []string{"created run r1", "workers 4: 4 running", "coordinator succeeded", "coordinator's log follows", "fake logs", "deleted 6 objects"} {
 			if fail && strings.Contains(want, "succeeded") {
 				want = "coordinator failed"
 			}
@@ -208,7 +208,7 @@ func TestRunCleansUpOnCancel(t *testing.T) {
 	})
 	var out bytes.Buffer
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, c, &s, o, &out) }()
+	go func() { done <- Run(ctx, c, &s, o, &out, &out) }()
 	select {
 	case err = <-done:
 	case <-time.After(20 * time.Second):
@@ -236,7 +236,7 @@ func TestRunCleansUpWhenCreateFails(t *testing.T) {
 	})
 	o, _ := Build(s)
 	var out bytes.Buffer
-	err := Run(context.Background(), c, &s, o, &out)
+	err := Run(context.Background(), c, &s, o, &out, &out)
 	if err == nil || !strings.Contains(err.Error(), "create job dbrig-r1-workers") {
 		t.Errorf("Run: %v, want the failed create named", err)
 	}
