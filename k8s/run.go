@@ -337,8 +337,14 @@ func Logs(ctx context.Context, c kubernetes.Interface, s *Spec) (string, error) 
 // Objects already gone are fine.
 func Cleanup(ctx context.Context, c kubernetes.Interface, ns, runID string) ([]string, error) {
 	sel := metav1.ListOptions{LabelSelector: Selector(runID)}
+	// Foreground for Jobs only: it puts a finalizer on the object that the
+	// garbage collector removes once the dependents (pods) are gone; on an
+	// object without dependents it would only delay the deletion (and
+	// forever where no garbage collector runs, as the real-API-server test
+	// showed).
 	fg := metav1.DeletePropagationForeground
-	del := metav1.DeleteOptions{PropagationPolicy: &fg}
+	jobDel := metav1.DeleteOptions{PropagationPolicy: &fg}
+	del := metav1.DeleteOptions{}
 	var deleted []string
 	var errs []error
 	gone := func(what string, err error) {
@@ -354,7 +360,7 @@ func Cleanup(ctx context.Context, c kubernetes.Interface, ns, runID string) ([]s
 		errs = append(errs, fmt.Errorf("list jobs: %w", err))
 	} else {
 		for _, o := range l.Items {
-			gone("job/"+o.Name, c.BatchV1().Jobs(ns).Delete(ctx, o.Name, del))
+			gone("job/"+o.Name, c.BatchV1().Jobs(ns).Delete(ctx, o.Name, jobDel))
 		}
 	}
 	if l, err := c.CoreV1().Pods(ns).List(ctx, sel); err != nil {
