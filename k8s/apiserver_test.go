@@ -246,9 +246,18 @@ func TestRealAPIServer(t *testing.T) {
 		}
 	}
 	for what, n := range map[string]func() int{
-		"services":   func() int { l, _ := admin.CoreV1().Services(ns).List(ctx, metav1.ListOptions{LabelSelector: Selector(spec.RunID)}); return len(l.Items) },
-		"configmaps": func() int { l, _ := admin.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: Selector(spec.RunID)}); return len(l.Items) },
-		"secrets":    func() int { l, _ := admin.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: Selector(spec.RunID)}); return len(l.Items) },
+		"services": func() int {
+			l, _ := admin.CoreV1().Services(ns).List(ctx, metav1.ListOptions{LabelSelector: Selector(spec.RunID)})
+			return len(l.Items)
+		},
+		"configmaps": func() int {
+			l, _ := admin.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: Selector(spec.RunID)})
+			return len(l.Items)
+		},
+		"secrets": func() int {
+			l, _ := admin.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: Selector(spec.RunID)})
+			return len(l.Items)
+		},
 	} {
 		if left := n(); left != 0 {
 			t.Errorf("%d %s left after cleanup", left, what)
