@@ -21,6 +21,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -229,6 +230,38 @@ func TestRealAPIServer(t *testing.T) {
 	svc, err := admin.CoreV1().Services(ns).Get(ctx, "dbrig-r1-coordinator", metav1.GetOptions{})
 	if err != nil || svc.Spec.ClusterIP == "" {
 		t.Errorf("coordinator service: %v, cluster IP %q", err, svc.Spec.ClusterIP)
+	}
+
+	// Wait (list + watch as the limited user) sees the coordinator's Job
+	// finish; the status is written as the Job controller would.
+	waited := make(chan error, 1)
+	var seen []Progress
+	go func() {
+		waited <- Wait(ctx, limited, &spec, func(p Progress) { seen = append(seen, p) })
+	}()
+	time.Sleep(500 * time.Millisecond)
+	cj, err := admin.BatchV1().Jobs(ns).Get(ctx, "dbrig-r1-coordinator", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	cj.Status = batchv1.JobStatus{StartTime: &now, CompletionTime: &now, Succeeded: 1, Conditions: []batchv1.JobCondition{
+		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now},
+		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now},
+	}}
+	if _, err := admin.BatchV1().Jobs(ns).UpdateStatus(ctx, cj, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("job status: %v", err)
+	}
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Errorf("Wait: %v", err)
+		}
+		if len(seen) < 2 || seen[len(seen)-1].Coordinator != "succeeded" {
+			t.Errorf("progress seen: %v", seen)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Wait did not see the coordinator's Job complete")
 	}
 
 	deleted, err := Cleanup(ctx, limited, ns, spec.RunID)
