@@ -78,6 +78,11 @@ type Spec struct {
 	Secret string
 	Token  string // used only when Build makes the Secret
 	Store  string // the results store URL (postgres://…), same
+	// SecretProps are secret driver properties (a password): the
+	// coordinator's command names them as $(ENV), and the env comes from
+	// the Secret's key SecretPropKey(key). Values are used only when Build
+	// makes the Secret.
+	SecretProps map[string]string
 
 	WorkerResources      corev1.ResourceRequirements
 	CoordinatorResources corev1.ResourceRequirements
@@ -111,6 +116,11 @@ func (s *Spec) Check() error {
 	}
 	if len(s.Command) == 0 || (s.Command[0] != "run" && s.Command[0] != "bench") {
 		bad("coordinator command %q: expected run … or bench FILE", s.Command)
+	}
+	for k := range s.SecretProps {
+		if msgs := validation.IsConfigMapKey(SecretPropKey(k)); len(msgs) > 0 {
+			bad("secret property %q: %s", k, strings.Join(msgs, "; "))
+		}
 	}
 	for name := range s.Files {
 		if msgs := validation.IsConfigMapKey(name); len(msgs) > 0 {
@@ -225,6 +235,12 @@ func Build(s Spec) (*Objects, error) {
 	)
 	coord := container(s, "coordinator", coordArgs, s.CoordinatorResources)
 	coord.Env = append(coord.Env, secretEnv("DBRIG_STORE", secret, SecretStoreKey))
+	for _, k := range sortedKeys(s.SecretProps) {
+		coord.Env = append(coord.Env, secretEnv(SecretPropEnv(k), secret, SecretPropKey(k)))
+		if o.Secret != nil {
+			o.Secret.Data[SecretPropKey(k)] = []byte(s.SecretProps[k])
+		}
+	}
 	coord.Ports = []corev1.ContainerPort{{Name: "dbrig", ContainerPort: Port, Protocol: corev1.ProtocolTCP}}
 	coord.ReadinessProbe = &corev1.Probe{
 		ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(Port)}},
@@ -330,6 +346,21 @@ func job(s Spec, name, role string, n int, indexed bool, c corev1.Container) *ba
 		j.Spec.TTLSecondsAfterFinished = &ttl
 	}
 	return j
+}
+
+// SecretPropKey is the Secret's key of a secret property.
+func SecretPropKey(prop string) string { return "prop." + prop }
+
+// SecretPropEnv is the coordinator's environment variable of a secret
+// property; its command line says $(SecretPropEnv(prop)).
+func SecretPropEnv(prop string) string {
+	b := []byte("DBRIG_PROP_" + strings.ToUpper(prop))
+	for i, c := range b {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }
 
 // ExperimentPath is where a file of Spec.Files is seen in the pods.

@@ -186,7 +186,14 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 			return nil, err
 		}
 		records = append(records, plan.Workload.LoadCount())
-		if s.Command, err = coordinatorArgs(args, s.Files); err != nil {
+		secret := map[string]bool{}
+		for _, d := range registry()[plan.Driver].Props {
+			if d.Secret != nil {
+				secret[d.Key] = true
+			}
+		}
+		s.SecretProps = map[string]string{}
+		if s.Command, err = coordinatorArgs(args, s.Files, secret, s.SecretProps); err != nil {
 			return nil, err
 		}
 	}
@@ -217,7 +224,11 @@ func (kf *k8sFlags) ownSet(set map[string]bool) map[string]bool {
 // coordinatorArgs rebuilds the `dbrig run` flags for the coordinator from
 // what was given, without dbrig k8s's own; a local -P file goes into the
 // ConfigMap and is named by its path in the pod.
-func coordinatorArgs(args []string, files map[string][]byte) ([]string, error) {
+//
+// A secret driver property (-p redis.password=…) goes into secrets, and the
+// coordinator's command names it as $(ENV) from the run's Secret: a pod
+// spec is readable by anyone who may read the Job.
+func coordinatorArgs(args []string, files map[string][]byte, secret map[string]bool, secrets map[string]string) ([]string, error) {
 	fs := newFlagSet("", nil)
 	var probe runFlags
 	probe.set = map[string]bool{}
@@ -242,6 +253,13 @@ func coordinatorArgs(args []string, files map[string][]byte) ([]string, error) {
 						}
 						files[base] = body
 						v = k8s.ExperimentPath(base)
+					}
+				}
+				if fl.Name == "p" {
+					if key, val, ok := strings.Cut(v, "="); ok && secret[strings.TrimSpace(key)] {
+						key = strings.TrimSpace(key)
+						secrets[key] = val
+						v = key + "=$(" + k8s.SecretPropEnv(key) + ")"
 					}
 				}
 				out = append(out, "-"+fl.Name, v)
@@ -284,11 +302,24 @@ func printManifests(e *env, s *k8s.Spec) error {
 	}
 	fmt.Fprintf(e.stdout, "# dbrig %s: %d workers in namespace %s (run id %s).\n", experiment.Version, s.Workers, s.Namespace, s.RunID)
 	fmt.Fprintf(e.stdout, "# Create the Secret first (a random token, and a PostgreSQL results store the pods can reach):\n")
-	fmt.Fprintf(e.stdout, "#   kubectl -n %s create secret generic %s --from-literal=%s=\"$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n')\" --from-literal=%s='postgres://USER:PASSWORD@HOST/DB'\n",
-		s.Namespace, s.Secret, k8s.SecretTokenKey, k8s.SecretStoreKey)
+	props := ""
+	for _, k := range sortedMapKeys(s.SecretProps) {
+		props += fmt.Sprintf(" --from-literal=%s='…'", k8s.SecretPropKey(k))
+	}
+	fmt.Fprintf(e.stdout, "#   kubectl -n %s create secret generic %s --from-literal=%s=\"$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n')\" --from-literal=%s='postgres://USER:PASSWORD@HOST/DB'%s\n",
+		s.Namespace, s.Secret, k8s.SecretTokenKey, k8s.SecretStoreKey, props)
 	fmt.Fprintf(e.stdout, "# Then: kubectl apply -f THIS.yaml; kubectl -n %s logs -f job/%s-coordinator\n", s.Namespace, k8s.Name(s.RunID))
 	fmt.Fprintf(e.stdout, "# Clean up: kubectl -n %s delete job,service,configmap,secret -l %s\n", s.Namespace, k8s.Selector(s.RunID))
 	return k8s.WriteYAML(e.stdout, objs.List())
+}
+
+func sortedMapKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func k8sRun(ctx context.Context, e *env, c kubernetes.Interface, s *k8s.Spec) error {

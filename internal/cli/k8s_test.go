@@ -139,3 +139,41 @@ func TestK8sRunPreflight(t *testing.T) {
 		}
 	}
 }
+
+// TestK8sSecretProperty: a secret driver property never reaches the pod
+// spec or the printed manifests: the coordinator reads it from the Secret.
+func TestK8sSecretProperty(t *testing.T) {
+	code, out, errOut := dbrig(t, context.Background(), "k8s", "manifests", "--driver", "redis", "-p", "redis.addr=r:6379",
+		"-p", "redis.password=hunter2", "-p", "recordcount=10", "--duration", "5s", "--workers", "2", "--image", "i")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "hunter2") {
+		t.Fatalf("the password was printed:\n%s", out)
+	}
+	for _, want := range []string{"redis.password=$(DBRIG_PROP_REDIS_PASSWORD)", "name: DBRIG_PROP_REDIS_PASSWORD", "key: prop.redis.password", "--from-literal=prop.redis.password="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("manifests lack %q:\n%s", want, out)
+		}
+	}
+	// run: the value goes into the Secret it creates.
+	kf, rf, file, err := parseK8sFlags(&env{stderr: io.Discard}, "run", []string{"--driver", "redis", "-p", "redis.password=hunter2", "-p", "recordcount=10", "--duration", "5s", "--workers", "2", "--store", "postgres://h/db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := k8sSpec(kf, rf, file, []string{"--driver", "redis", "-p", "redis.password=hunter2", "-p", "recordcount=10", "--duration", "5s", "--workers", "2", "--store", "postgres://h/db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Namespace, s.RunID, s.Token = "ns", "x", "t"
+	objs, err := k8s.Build(*s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(objs.Secret.Data["prop.redis.password"]); got != "hunter2" {
+		t.Errorf("secret prop.redis.password = %q", got)
+	}
+	if strings.Contains(strings.Join(objs.Coordinator.Spec.Template.Spec.Containers[0].Args, " "), "hunter2") {
+		t.Errorf("the password is on the coordinator's command line")
+	}
+}
