@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
@@ -101,15 +102,13 @@ func remaining(t *testing.T, c kubernetes.Interface, ns, runID string) []string 
 // controller plays the Job controller and kubelet: once the coordinator Job
 // exists it adds its pod, then marks the workers and the coordinator done
 // (or the coordinator failed).
-func controller(t *testing.T, ctx context.Context, c *fake.Clientset, s Spec, fail bool) {
+// The fake's watch does not replay events since the list's resource
+// version (a real API server does), so it starts once Wait watches.
+func controller(t *testing.T, ctx context.Context, c *fake.Clientset, s Spec, fail bool, watching <-chan struct{}) {
 	ns, coord, workers := s.Namespace, Name(s.RunID)+"-coordinator", Name(s.RunID)+"-workers"
-	for ctx.Err() == nil {
-		if _, err := c.BatchV1().Jobs(ns).Get(ctx, workers, metav1.GetOptions{}); err == nil {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if ctx.Err() != nil {
+	select {
+	case <-watching:
+	case <-ctx.Done():
 		return
 	}
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: coord + "-abc", Namespace: ns, Labels: labels(s.RunID, RoleCoordinator)}}
@@ -152,10 +151,16 @@ func TestRunCreatesWaitsAndCleansUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		watching := make(chan struct{})
+		var once sync.Once
+		c.PrependWatchReactor("jobs", func(k8stesting.Action) (bool, watch.Interface, error) {
+			defer time.AfterFunc(20*time.Millisecond, func() { once.Do(func() { close(watching) }) })
+			return false, nil, nil
+		})
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		var wg sync.WaitGroup
 		wg.Add(1)
-		go func() { defer wg.Done(); controller(t, ctx, c, s, fail) }()
+		go func() { defer wg.Done(); controller(t, ctx, c, s, fail, watching) }()
 		var out bytes.Buffer
 		err = Run(ctx, c, &s, o, &out, &out)
 		wg.Wait()
