@@ -1,6 +1,7 @@
 package k8s
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -384,5 +385,97 @@ func realFaults(t *testing.T, ctx context.Context, c kubernetes.Interface) {
 	got, err := c.AppsV1().StatefulSets(ns).Get(ctx, "db", metav1.GetOptions{})
 	if err != nil || *got.Spec.Replicas != 5 {
 		t.Errorf("after scale: %v, replicas %v", err, got.Spec.Replicas)
+	}
+}
+
+// TestRealAPIServerCLIInterrupt runs the dbrig binary's `k8s run` against the
+// real API server through a kubeconfig, as a user would, and interrupts it
+// (SIGINT) once its Jobs exist: everything it created is deleted (the Jobs
+// marked, since no garbage collector runs here) and it exits non-zero.
+func TestRealAPIServerCLIInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts etcd and kube-apiserver, builds dbrig")
+	}
+	s := startAPIServer(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "dbrig")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/dbrig")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q, insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: %q}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: cli}}]
+current-context: x
+`, s.host, adminToken)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin := s.client(t, adminToken)
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cli"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "k8s", "run", "--driver", "null", "-p", "recordcount=100", "--duration", "5s", "--workers", "2",
+		"--image", "dbrig:test", "--store", "postgres://u:pw@results.example/db", "--kubeconfig", kubeconfig, "--run-id", "cli1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	for {
+		if _, err := admin.BatchV1().Jobs("cli").Get(ctx, "dbrig-cli1-workers", metav1.GetOptions{}); err == nil {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("dbrig k8s run exited before creating its Jobs: %v\n%s", err, out.String())
+		case <-ctx.Done():
+			t.Fatalf("no Jobs:\n%s", out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err == nil {
+			t.Errorf("exit 0 after an interrupt")
+		}
+	case <-ctx.Done():
+		t.Fatalf("dbrig k8s run did not stop after SIGINT:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "pw@") {
+		t.Errorf("the store's password was printed:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "deleted 5 objects of run cli1") || !strings.Contains(out.String(), "interrupted") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	sel := metav1.ListOptions{LabelSelector: Selector("cli1")}
+	jobs, _ := admin.BatchV1().Jobs("cli").List(ctx, sel)
+	for _, j := range jobs.Items {
+		if j.DeletionTimestamp == nil {
+			t.Errorf("job %s not deleted", j.Name)
+		}
+	}
+	svcs, _ := admin.CoreV1().Services("cli").List(ctx, sel)
+	cms, _ := admin.CoreV1().ConfigMaps("cli").List(ctx, sel)
+	secs, _ := admin.CoreV1().Secrets("cli").List(ctx, sel)
+	if n := len(svcs.Items) + len(cms.Items) + len(secs.Items); n != 0 {
+		t.Errorf("%d services, configmaps or secrets left after the interrupt", n)
 	}
 }
