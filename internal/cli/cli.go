@@ -42,6 +42,7 @@ func commands() map[string]command {
 		"drivers":    {"list the systems dbrig can drive, or one driver's properties (drivers [NAME])", driversCmd},
 		"version":    {"print dbrig's version", versionCmd},
 		"completion": {"a bash completion script: source <(dbrig completion bash)", completionCmd},
+		"k8s":        {"a distributed run on Kubernetes: k8s manifests|run [FILE.yaml | run flags] --workers N --image IMG [--store postgres://…]", k8sCmd},
 		"worker":     {"one worker of a distributed run: worker --coordinator http://HOST:PORT [--index I] (see run --workers)", workerCmd},
 		"tpcc":       {"TPC-C's consistency checks on a loaded database (tpcc check --driver NAME -p KEY=VALUE…)", tpccCmd},
 	}
