@@ -420,7 +420,7 @@ current-context: x
 	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cli"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "k8s", "run", "--driver", "null", "-p", "recordcount=100", "--duration", "5s", "--workers", "2",
+	cmd := exec.Command(bin, "k8s", "run", "--driver", "null", "-p", "recordcount=100", "--clients", "2", "--duration", "5s", "--workers", "2",
 		"--image", "dbrig:test", "--store", "postgres://u:pw@results.example/db", "--kubeconfig", kubeconfig, "--run-id", "cli1")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

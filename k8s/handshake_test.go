@@ -68,7 +68,7 @@ func TestHandshakeWithPodEnvironment(t *testing.T) {
 	store := filepath.Join(dir, "results.db")
 	s := Spec{
 		Namespace: "bench", RunID: "hs", Image: "dbrig:test", Workers: 2,
-		Command: []string{"run", "--driver", "null", "-p", "recordcount=200", "--duration", "2s", "--quiet"},
+		Command: []string{"run", "--driver", "null", "-p", "recordcount=200", "--clients", "4", "--duration", "2s", "--quiet"},
 		Token:   "handshake-token", Store: store, ConnectTimeout: 30 * time.Second,
 	}
 	o, err := Build(s)

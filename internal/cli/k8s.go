@@ -31,7 +31,6 @@ type k8sFlags struct {
 }
 
 func (f *k8sFlags) define(fs *flag.FlagSet) {
-	fs.IntVar(&f.workers, "workers", 0, "worker pods (an Indexed Job; each pod's completion index is its share)")
 	fs.StringVar(&f.namespace, "namespace", "", "namespace (default: the kubeconfig context's, else default)")
 	fs.StringVar(&f.image, "image", "dbrig:"+experiment.Version, "container image of dbrig (build it from the Dockerfile and push it)")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
@@ -40,7 +39,6 @@ func (f *k8sFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.coordRes, "coordinator-resources", "", "the coordinator's CPU and memory: cpu=1,memory=1Gi")
 	fs.Var(&f.nodeSelectors, "node-selector", "schedule the pods on nodes with this label: key=value; repeatable")
 	fs.Var(&f.tols, "toleration", "tolerate a taint: key[=value][:Effect]; repeatable")
-	fs.DurationVar(&f.connectTimeout, "connect-timeout", 5*time.Minute, "how long the coordinator and the workers wait for each other (pods start in any order; image pulls take time)")
 	fs.DurationVar(&f.ttl, "ttl", 0, "ttlSecondsAfterFinished of the Jobs (0 = none; dbrig k8s run deletes them itself)")
 	fs.StringVar(&f.runID, "run-id", "", "label and name suffix of the objects (default: manifests derive it from the inputs, run picks a random one)")
 	fs.StringVar(&f.secret, "secret", "", "manifests: the Secret holding keys token and store (default dbrig-RUNID; create it yourself, as the printed comment shows)")
@@ -96,7 +94,16 @@ func parseK8sFlags(e *env, sub string, args []string) (*k8sFlags, *runFlags, str
 		return nil, nil, "", &usageError{msg: err.Error()}
 	}
 	fs.Visit(func(fl *flag.Flag) { rf.set[fl.Name] = true })
+	// --workers and --connect-timeout are run's flags (worker.go), read
+	// here: the workers are pods, and pods start in any order (image pulls
+	// take time), so the wait is longer by default.
+	kf.workers, kf.connectTimeout = rf.wf.workers, rf.wf.connectTimeout
+	if !rf.set["connect-timeout"] {
+		kf.connectTimeout = 5 * time.Minute
+	}
 	switch {
+	case rf.set["listen"] || rf.set["spawn"]:
+		return nil, nil, "", usagef("dbrig k8s %s: --listen and --spawn are set by dbrig k8s (the coordinator listens on :%d in its pod; the workers are pods)", sub, k8s.Port)
 	case len(pos) > 1:
 		return nil, nil, "", usagef("dbrig k8s %s: expected at most one experiment file, got %q", sub, pos)
 	case kf.workers < 1:
@@ -115,7 +122,7 @@ func parseK8sFlags(e *env, sub string, args []string) (*k8sFlags, *runFlags, str
 var k8sOwn = map[string]bool{
 	"workers": true, "namespace": true, "image": true, "kubeconfig": true, "context": true,
 	"worker-resources": true, "coordinator-resources": true, "node-selector": true, "toleration": true,
-	"connect-timeout": true, "ttl": true, "run-id": true, "secret": true, "pull-policy": true, "store": true,
+	"connect-timeout": true, "listen": true, "spawn": true, "ttl": true, "run-id": true, "secret": true, "pull-policy": true, "store": true,
 }
 
 // k8sSpec checks the experiment here (every input, and workers against
@@ -157,8 +164,10 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 	}
 
 	// Resolve here, before anything is created: a typo, a missing file or
-	// more workers than records is found on the user's machine.
-	var records []int64
+	// a run that cannot be split into the workers' shares (more workers
+	// than records or clients, a driver whose data lives in one process's
+	// files) is found on the user's machine, by the coordinator's own check.
+	var plans []*experiment.Plan
 	if file != "" {
 		if len(rf.set) > len(kf.ownSet(rf.set)) {
 			return nil, usagef("dbrig k8s: with an experiment file, give the run's settings in the file (run flags such as -p are for runs without one)")
@@ -171,7 +180,7 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 			if r.Plan.Cluster != nil {
 				return nil, &experiment.InputError{Err: fmt.Errorf("%s: cluster: a local cluster cannot run in pods; point the driver at a server the cluster can reach", file)}
 			}
-			records = append(records, r.Plan.Workload.LoadCount())
+			plans = append(plans, r.Plan)
 		}
 		body, err := os.ReadFile(file)
 		if err != nil {
@@ -185,7 +194,7 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 		if err != nil {
 			return nil, err
 		}
-		records = append(records, plan.Workload.LoadCount())
+		plans = append(plans, plan)
 		secret := map[string]bool{}
 		for _, d := range registry()[plan.Driver].Props {
 			if d.Secret != nil {
@@ -197,9 +206,9 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 			return nil, err
 		}
 	}
-	for _, n := range records {
-		if int64(kf.workers) > n {
-			return nil, &experiment.InputError{Err: fmt.Errorf("--workers %d > %d records: a worker would load an empty share; lower --workers or raise recordcount", kf.workers, n)}
+	for _, p := range plans {
+		if _, err := p.Shares(kf.workers); err != nil {
+			return nil, err
 		}
 	}
 	s.Secret = kf.secret

@@ -86,7 +86,9 @@ func TestK8sBadInput(t *testing.T) {
 	}{
 		{"no subcommand", []string{"k8s"}, 2, "expected manifests or run"},
 		{"no workers", []string{"k8s", "manifests", "--driver", "null"}, 2, "--workers N is required"},
-		{"workers > records", []string{"k8s", "manifests", "--driver", "null", "-p", "recordcount=3", "--workers", "4"}, 2, "--workers 4 > 3 records"},
+		{"workers > records", []string{"k8s", "manifests", "--driver", "null", "-p", "recordcount=3", "--workers", "4"}, 2, "--workers 4: the load phase inserts 3 records"},
+		{"workers > clients", []string{"k8s", "manifests", "--driver", "null", "-p", "recordcount=30", "--clients", "2", "--workers", "4"}, 2, "the closed model has 2 clients"},
+		{"listen is dbrig k8s's", []string{"k8s", "manifests", "--driver", "null", "--workers", "1", "--listen", ":9"}, 2, "--listen and --spawn are set by dbrig k8s"},
 		{"unknown property", []string{"k8s", "manifests", "--driver", "null", "-p", "nul.typo=1", "--workers", "1"}, 2, "nul.typo"},
 		{"store printed", []string{"k8s", "manifests", "--driver", "null", "--workers", "1", "--store", "postgres://u:pw@h/db"}, 2, "would print"},
 		{"run needs postgres", []string{"k8s", "run", "--driver", "null", "--workers", "1"}, 2, "--store postgres://"},
@@ -144,7 +146,7 @@ func TestK8sRunPreflight(t *testing.T) {
 // spec or the printed manifests: the coordinator reads it from the Secret.
 func TestK8sSecretProperty(t *testing.T) {
 	code, out, errOut := dbrig(t, context.Background(), "k8s", "manifests", "--driver", "redis", "-p", "redis.addr=r:6379",
-		"-p", "redis.password=hunter2", "-p", "recordcount=10", "--duration", "5s", "--workers", "2", "--image", "i")
+		"-p", "redis.password=hunter2", "-p", "recordcount=10", "--clients", "2", "--duration", "5s", "--workers", "2", "--image", "i")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -157,11 +159,11 @@ func TestK8sSecretProperty(t *testing.T) {
 		}
 	}
 	// run: the value goes into the Secret it creates.
-	kf, rf, file, err := parseK8sFlags(&env{stderr: io.Discard}, "run", []string{"--driver", "redis", "-p", "redis.password=hunter2", "-p", "recordcount=10", "--duration", "5s", "--workers", "2", "--store", "postgres://h/db"})
+	kf, rf, file, err := parseK8sFlags(&env{stderr: io.Discard}, "run", []string{"--driver", "redis", "-p", "redis.password=hunter2", "-p", "recordcount=10", "--clients", "2", "--duration", "5s", "--workers", "2", "--store", "postgres://h/db"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := k8sSpec(kf, rf, file, []string{"--driver", "redis", "-p", "redis.password=hunter2", "-p", "recordcount=10", "--duration", "5s", "--workers", "2", "--store", "postgres://h/db"})
+	s, err := k8sSpec(kf, rf, file, []string{"--driver", "redis", "-p", "redis.password=hunter2", "-p", "recordcount=10", "--clients", "2", "--duration", "5s", "--workers", "2", "--store", "postgres://h/db"})
 	if err != nil {
 		t.Fatal(err)
 	}
