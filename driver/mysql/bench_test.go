@@ -3,11 +3,8 @@ package mysql
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/dbrig/dbrig/driver/internal/benchkit"
 )
@@ -85,43 +82,6 @@ func BenchmarkReadFloor(b *testing.B) {
 		{"sql-stmt-cancellable-ctx", raw(cancellable)},
 		{"sql-stmt", raw(context.Background())},
 	} {
-		b.Run(tc.name+"/clients=16", func(b *testing.B) { cpuPerOp(b, 16, tc.op) })
+		b.Run(tc.name+"/clients=16", func(b *testing.B) { benchkit.Parallel(b, 16, tc.op) })
 	}
-}
-
-// cpuPerOp runs b.N calls of op over clients goroutines and reports ops/s
-// and cpu-µs/op (the process's user+system CPU, getrusage).
-func cpuPerOp(b *testing.B, clients int, op func(i int) error) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	before := cpuTime(b)
-	b.ResetTimer()
-	start := time.Now()
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= b.N {
-					return
-				}
-				if err := op(i); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
-	b.ReportMetric(float64(cpuTime(b)-before)/1e3/float64(b.N), "cpu-µs/op")
-}
-
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,9 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -71,18 +69,18 @@ func BenchmarkReadFloor(b *testing.B) {
 	ctx := context.Background()
 	for _, clients := range []int{1, 16} {
 		b.Run(fmt.Sprintf("driver/clients=%d", clients), func(b *testing.B) {
-			cpuPerOp(b, clients, func(int) (func(i int) error, func()) {
+			benchkit.ParallelEach(b, clients, func(int) (func(i int) error, func()) {
 				return func(i int) error { _, err := db.Read(ctx, "usertable", keys[i%n], nil); return err }, func() {}
 			})
 		})
 		b.Run(fmt.Sprintf("driver-notimeout/clients=%d", clients), func(b *testing.B) {
-			cpuPerOp(b, clients, func(int) (func(i int) error, func()) {
+			benchkit.ParallelEach(b, clients, func(int) (func(i int) error, func()) {
 				return func(i int) error { _, err := db0.Read(ctx, "usertable", keys[i%n], nil); return err }, func() {}
 			})
 		})
 		b.Run(fmt.Sprintf("pgx-conn-timeout/clients=%d", clients), func(b *testing.B) {
 			sql := "SELECT field0, field1, field2, field3, field4, field5, field6, field7, field8, field9 FROM usertable WHERE ycsb_key = $1"
-			cpuPerOp(b, clients, func(int) (func(i int) error, func()) {
+			benchkit.ParallelEach(b, clients, func(int) (func(i int) error, func()) {
 				c, err := pgx.Connect(ctx, url)
 				if err != nil {
 					b.Fatal(err)
@@ -101,7 +99,7 @@ func BenchmarkReadFloor(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("pgx-conn/clients=%d", clients), func(b *testing.B) {
 			sql := "SELECT field0, field1, field2, field3, field4, field5, field6, field7, field8, field9 FROM usertable WHERE ycsb_key = $1"
-			cpuPerOp(b, clients, func(int) (func(i int) error, func()) {
+			benchkit.ParallelEach(b, clients, func(int) (func(i int) error, func()) {
 				c, err := pgx.Connect(ctx, url)
 				if err != nil {
 					b.Fatal(err)
@@ -115,48 +113,4 @@ func BenchmarkReadFloor(b *testing.B) {
 			})
 		})
 	}
-}
-
-// cpuPerOp runs b.N operations over clients goroutines, each built by mk
-// (its op and its cleanup), and reports ops/s and cpu-µs/op.
-func cpuPerOp(b *testing.B, clients int, mk func(c int) (func(i int) error, func())) {
-	ops := make([]func(int) error, clients)
-	for c := range ops {
-		op, done := mk(c)
-		ops[c] = op
-		b.Cleanup(done)
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	before := cpuTime(b)
-	b.ResetTimer()
-	start := time.Now()
-	for _, op := range ops {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= b.N {
-					return
-				}
-				if err := op(i); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "ops/s")
-	b.ReportMetric(float64(cpuTime(b)-before)/1e3/float64(b.N), "cpu-µs/op")
-}
-
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

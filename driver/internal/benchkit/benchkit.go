@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,12 +68,30 @@ func Fill(ctx context.Context, db driver.BatchInserter, table string, n, batch i
 
 // Parallel runs b.N calls of op, numbered 0..b.N-1, spread over clients
 // goroutines; the first error fails b and stops that goroutine. It reports
-// ops/s.
+// ops/s and cpu-µs/op (see ParallelEach).
 func Parallel(b *testing.B, clients int, op func(i int) error) {
+	ParallelEach(b, clients, func(int) (func(int) error, func()) { return op, nil })
+}
+
+// ParallelEach is Parallel with one operation per client: mk(c) builds
+// client c's op and its cleanup (run when b ends; nil for none). Besides
+// ops/s it reports cpu-µs/op, the whole process's user+system CPU
+// (getrusage) per operation: steadier than ops/s on a noisy machine, and
+// the figure to compare with a peer's client.
+func ParallelEach(b *testing.B, clients int, mk func(c int) (op func(i int) error, done func())) {
+	ops := make([]func(int) error, clients)
+	for c := range ops {
+		op, done := mk(c)
+		ops[c] = op
+		if done != nil {
+			b.Cleanup(done)
+		}
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	before := cpuTime(b)
 	b.ResetTimer()
-	for range clients {
+	for _, op := range ops {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -90,6 +109,15 @@ func Parallel(b *testing.B, clients int, op func(i int) error) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+	b.ReportMetric(float64(cpuTime(b)-before)/1e3/float64(b.N), "cpu-µs/op")
+}
+
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // DB is a driver with bulk load.
