@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,7 +111,27 @@ func RunShow(w io.Writer, d *results.RunDetail) error {
 		}
 		ew.table(t, "  ")
 	}
+	if len(d.Workers) > 0 {
+		writeWorkers(ew, d)
+	}
 	return ew.err
+}
+
+// writeWorkers lists a distributed run's workers: who did what, which one
+// was lost and when, and how far its clock was from the coordinator's.
+func writeWorkers(ew *errWriter, d *results.RunDetail) {
+	ew.printf("\nworkers:\n")
+	t := &table{left: map[int]bool{1: true, 2: true, 4: true, 8: true}}
+	t.add("worker", "host", "pid", "status", "records", "ops", "clock offset", "detail")
+	for _, w := range d.Workers {
+		detail := w.Detail
+		if !w.LostAt.IsZero() {
+			detail = strings.TrimSpace("lost at +" + format.Elapsed(w.LostAt.Sub(d.Start)) + " " + detail)
+		}
+		t.add(strconv.Itoa(w.Index), w.Host, strconv.Itoa(w.PID), w.Status, format.Int(w.Records), format.Int(w.Ops),
+			format.Duration(w.ClockOffset)+" ± "+format.Duration(w.RTT/2), detail)
+	}
+	ew.table(t, "  ")
 }
 
 // loadOf is the load model of a run as package format takes it.

@@ -214,4 +214,39 @@ func TestRunShowFromStore(t *testing.T) {
 	if !strings.Contains(out, "OVERALL  1,250") {
 		t.Errorf("no OVERALL row:\n%s", out)
 	}
+	if strings.Contains(out, "workers:") {
+		t.Errorf("a one-process run shows workers:\n%s", out)
+	}
+
+	// A distributed run lists its workers, the lost one with when.
+	ws := []results.Worker{
+		{Index: 0, Host: "gen-a", PID: 101, ClockOffset: 55 * time.Microsecond, RTT: 200 * time.Microsecond, Ops: 600, Records: 500, Status: results.WorkerDone},
+		{Index: 1, Host: "gen-b", PID: 102, ClockOffset: -66 * time.Microsecond, RTT: 300 * time.Microsecond, Ops: 400, Records: 500,
+			Status: results.WorkerLost, LostAt: sum.Start.Add(2500 * time.Millisecond), Detail: "no message for 3s"},
+	}
+	if err := s.AddWorkers(ctx, id, ws); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = s.Run(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := RunShow(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	out = buf.String()
+	for _, want := range [][]string{
+		{"0", "gen-a", "101", "done", "500", "600", "55µs", "±", "100µs"},
+		{"1", "gen-b", "102", "lost", "500", "400", "-66µs", "±", "150µs", "lost", "at", "+2.5s", "no", "message", "for", "3s"},
+	} {
+		var got []string
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 1 && f[1] == want[1] {
+				got = f
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("worker row = %q, want %q:\n%s", got, want, out)
+		}
+	}
 }

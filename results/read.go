@@ -62,9 +62,10 @@ func (r RunRow) DisplayStatus() string {
 // RunDetail is everything stored about a run.
 type RunDetail struct {
 	RunRow
-	Info   RunInfo
-	Phases []measure.Summary // in order; histograms decoded
-	Events []Event
+	Info    RunInfo
+	Phases  []measure.Summary // in order; histograms decoded
+	Events  []Event
+	Workers []Worker // a distributed run's workers (run_workers); none for one process
 }
 
 // Phase returns the last phase with the given name (e.g. measure.PhaseMeasure).
@@ -236,6 +237,9 @@ func (s *Store) Run(ctx context.Context, id int64) (*RunDetail, error) {
 		return nil, fmt.Errorf("show run %d: %w", id, err)
 	}
 	if d.Events, err = s.runEvents(ctx, id); err != nil {
+		return nil, fmt.Errorf("show run %d: %w", id, err)
+	}
+	if d.Workers, err = s.Workers(ctx, id); err != nil {
 		return nil, fmt.Errorf("show run %d: %w", id, err)
 	}
 	return d, nil
