@@ -2,17 +2,14 @@ package rating
 
 import (
 	"context"
-	"crypto/sha256"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/all"
-	"github.com/dbrig/dbrig/errclass"
+	"github.com/dbrig/dbrig/driver/drivertest"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/internal/testenv"
 )
@@ -70,7 +67,7 @@ func repairCase(t *testing.T, drv string, props ...string) {
 		}
 	})
 	db := open()
-	before := recordsChecksum(t, db, table, keys)
+	before := drivertest.Checksum(t, db, table, keys)
 	db.Close()
 
 	run := base
@@ -89,42 +86,15 @@ func repairCase(t *testing.T, drv string, props ...string) {
 	}
 	db = open()
 	defer db.Close()
-	if recordsChecksum(t, db, table, keys) == before {
+	if drivertest.Checksum(t, db, table, keys) == before {
 		t.Fatal("the experiment did not change the data: the test proves nothing")
 	}
 	if err := repair(ctx, db, table, w.(regenerator), written); err != nil {
 		t.Fatal(err)
 	}
-	if after := recordsChecksum(t, db, table, keys); after != before {
+	if after := drivertest.Checksum(t, db, table, keys); after != before {
 		t.Errorf("checksum after repairing %d keys %s, want %s (after the load)", len(written), after, before)
 	}
-}
-
-// recordsChecksum hashes every record of keys (a missing one as such).
-func recordsChecksum(t *testing.T, db driver.DB, table string, keys []string) string {
-	t.Helper()
-	h := sha256.New()
-	for _, k := range keys {
-		r, err := db.Read(context.Background(), table, k, nil)
-		switch {
-		case errors.Is(err, errclass.ErrNotFound):
-			fmt.Fprintf(h, "%s:missing\n", k)
-			continue
-		case err != nil:
-			t.Fatalf("read %s: %v", k, err)
-		}
-		names := make([]string, 0, len(r))
-		for f := range r {
-			names = append(names, f)
-		}
-		sort.Strings(names)
-		fmt.Fprintf(h, "%s:", k)
-		for _, f := range names {
-			fmt.Fprintf(h, "%s=%q;", f, r[f])
-		}
-		h.Write([]byte("\n"))
-	}
-	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 func TestRepairRestoresExactly(t *testing.T) {

@@ -22,35 +22,11 @@ func Snapshot(t *testing.T, open func(t *testing.T) driver.DB, table string, n i
 	t.Helper()
 	ctx := context.Background()
 	db := open(t)
-	sn, ok := db.(driver.Snapshotter)
-	if !ok {
+	if _, ok := db.(driver.Snapshotter); !ok {
 		t.Fatalf("%T is not a driver.Snapshotter", db)
 	}
-	if r, ok := db.(driver.Resetter); ok {
-		if err := r.Reset(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
 	const image = "dbrigtest_snap"
-	keys := make([]string, n)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("user%06d", i)
-		if err := db.Insert(ctx, table, keys[i], snapRecord(i, "loaded")); err != nil {
-			t.Fatalf("insert %s: %v", keys[i], err)
-		}
-	}
-	inserted := []string{"user999998", "user999999"}
-	all := append(append([]string(nil), keys...), inserted...)
-	before := checksum(t, db, table, all)
-	if err := sn.Snapshot(ctx, table, image); err != nil {
-		t.Fatalf("Snapshot: %v", err)
-	}
-	t.Cleanup(func() {
-		db := open(t)
-		if err := db.(driver.Snapshotter).DropSnapshot(context.Background(), table, image); err != nil {
-			t.Errorf("DropSnapshot: %v", err)
-		}
-	})
+	keys, inserted, all, before := loadImage(t, open, db, table, image, n)
 	// A write-heavy experiment: most records updated, some deleted, new ones.
 	for i, k := range keys {
 		switch {
@@ -69,7 +45,7 @@ func Snapshot(t *testing.T, open func(t *testing.T) driver.DB, table string, n i
 			t.Fatalf("insert %s: %v", k, err)
 		}
 	}
-	if checksum(t, db, table, all) == before {
+	if Checksum(t, db, table, all) == before {
 		t.Fatal("the writes did not change the checksum: the test proves nothing")
 	}
 	// Restore from a fresh handle, as dbrig rate does between experiments.
@@ -78,7 +54,7 @@ func Snapshot(t *testing.T, open func(t *testing.T) driver.DB, table string, n i
 	if err := db.(driver.Snapshotter).Restore(ctx, table, image); err != nil {
 		t.Fatalf("Restore: %v", err)
 	}
-	if after := checksum(t, db, table, all); after != before {
+	if after := Checksum(t, db, table, all); after != before {
 		t.Errorf("checksum after Restore %s, want %s (as when the image was taken)", after, before)
 	}
 	// Twice in a row works: the image is kept.
@@ -88,10 +64,45 @@ func Snapshot(t *testing.T, open func(t *testing.T) driver.DB, table string, n i
 	if err := db.(driver.Snapshotter).Restore(ctx, table, image); err != nil {
 		t.Fatalf("second Restore: %v", err)
 	}
-	if after := checksum(t, db, table, all); after != before {
+	if after := Checksum(t, db, table, all); after != before {
 		t.Errorf("checksum after a second Restore %s, want %s", after, before)
 	}
 	db.Close()
+}
+
+// loadImage empties table, loads n records, takes image (dropped when the
+// test ends, through a fresh handle from open) and returns the loaded keys,
+// two keys an experiment may insert, both together, and the checksum of
+// all of them as in the image.
+func loadImage(t *testing.T, open func(t *testing.T) driver.DB, db driver.DB, table, image string, n int) (keys, inserted, all []string, before string) {
+	t.Helper()
+	ctx := context.Background()
+	if r, ok := db.(driver.Resetter); ok {
+		if err := r.Reset(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys = make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("user%06d", i)
+		if err := db.Insert(ctx, table, keys[i], snapRecord(i, "loaded")); err != nil {
+			t.Fatalf("insert %s: %v", keys[i], err)
+		}
+	}
+	inserted = []string{"user999998", "user999999"}
+	all = append(append([]string(nil), keys...), inserted...)
+	before = Checksum(t, db, table, all)
+	if err := db.(driver.Snapshotter).Snapshot(ctx, table, image); err != nil {
+		t.Fatalf("Snapshot: %v", err)
+	}
+	t.Cleanup(func() {
+		db := open(t)
+		defer db.Close()
+		if err := db.(driver.Snapshotter).DropSnapshot(context.Background(), table, image); err != nil {
+			t.Errorf("DropSnapshot: %v", err)
+		}
+	})
+	return keys, inserted, all, before
 }
 
 func snapRecord(i int, tag string) driver.Record {
@@ -101,8 +112,9 @@ func snapRecord(i int, tag string) driver.Record {
 	}
 }
 
-// checksum hashes every record of keys (a missing one as such).
-func checksum(t *testing.T, db driver.DB, table string, keys []string) string {
+// Checksum hashes every record of keys (a missing one as such): equal
+// checksums, equal data.
+func Checksum(t *testing.T, db driver.DB, table string, keys []string) string {
 	t.Helper()
 	h := sha256.New()
 	for _, k := range keys {

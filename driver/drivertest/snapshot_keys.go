@@ -2,7 +2,6 @@ package drivertest
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/dbrig/dbrig/driver"
@@ -20,32 +19,8 @@ func SnapshotKeys(t *testing.T, open func(t *testing.T) driver.DB, table string,
 	if !ok {
 		t.Fatalf("%T is not a driver.KeyRestorer", db)
 	}
-	if r, ok := db.(driver.Resetter); ok {
-		if err := r.Reset(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
 	const image = "dbrigtest_keys"
-	keys := make([]string, n)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("user%06d", i)
-		if err := db.Insert(ctx, table, keys[i], snapRecord(i, "loaded")); err != nil {
-			t.Fatalf("insert %s: %v", keys[i], err)
-		}
-	}
-	inserted := []string{"user999998", "user999999"}
-	all := append(append([]string(nil), keys...), inserted...)
-	before := checksum(t, db, table, all)
-	if err := db.(driver.Snapshotter).Snapshot(ctx, table, image); err != nil {
-		t.Fatalf("Snapshot: %v", err)
-	}
-	t.Cleanup(func() {
-		db := open(t)
-		defer db.Close()
-		if err := db.(driver.Snapshotter).DropSnapshot(context.Background(), table, image); err != nil {
-			t.Errorf("DropSnapshot: %v", err)
-		}
-	})
+	keys, inserted, all, before := loadImage(t, open, db, table, image, n)
 	var written []string
 	for i, k := range keys {
 		switch i % 4 {
@@ -67,7 +42,7 @@ func SnapshotKeys(t *testing.T, open func(t *testing.T) driver.DB, table string,
 		}
 		written = append(written, k)
 	}
-	if checksum(t, db, table, all) == before {
+	if Checksum(t, db, table, all) == before {
 		t.Fatal("the writes did not change the checksum: the test proves nothing")
 	}
 	// A change to a key not named stays: RestoreKeys touches only its keys.
@@ -85,7 +60,7 @@ func SnapshotKeys(t *testing.T, open func(t *testing.T) driver.DB, table string,
 	if err := kr.RestoreKeys(ctx, table, image, []string{untouched}); err != nil {
 		t.Fatalf("RestoreKeys: %v", err)
 	}
-	if after := checksum(t, db, table, all); after != before {
+	if after := Checksum(t, db, table, all); after != before {
 		t.Errorf("checksum after RestoreKeys %s, want %s (as when the image was taken)", after, before)
 	}
 	db.Close()
