@@ -39,6 +39,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/internal/sqltx"
 	"github.com/dbrig/dbrig/driver/sqltable"
 	"github.com/dbrig/dbrig/driver/sqltable/stdsql"
 	"github.com/dbrig/dbrig/errclass"
@@ -51,12 +52,15 @@ type DB struct {
 	pool    *sql.DB
 	target  string
 	timeout time.Duration
-	sqlcap  sqlOnce // driver.SQL (sqltx.go)
+	// driver.SQL: InnoDB's default isolation (REPEATABLE READ); a deadlock
+	// (1213) or lock wait timeout (1205) is errclass.Conflict.
+	*sqltx.Std
 }
 
 var (
 	_ driver.DB            = (*DB)(nil)
 	_ driver.BatchInserter = (*DB)(nil)
+	_ driver.SQL           = (*DB)(nil)
 	_ driver.Versioner     = (*DB)(nil)
 	_ driver.Resetter      = (*DB)(nil)
 	_ driver.Describer     = (*DB)(nil)
@@ -118,6 +122,8 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("%w (target %s)", err, db.target)
 	}
+	db.Std = sqltx.New(driver.SQLDialect{Name: "mysql", ForUpdate: " FOR UPDATE", MaxParams: 65535},
+		pool, pool, classify, true)
 	return db, nil
 }
 

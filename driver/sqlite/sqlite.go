@@ -46,6 +46,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/internal/sqltx"
 	"github.com/dbrig/dbrig/driver/sqltable"
 	"github.com/dbrig/dbrig/driver/sqltable/stdsql"
 	"github.com/dbrig/dbrig/errclass"
@@ -55,14 +56,18 @@ import (
 // DB is an SQLite database file; safe for concurrent use.
 type DB struct {
 	*stdsql.DB
-	reads  *sql.DB
-	path   string
-	sqlcap sqlOnce // driver.SQL (sqltx.go)
+	reads *sql.DB
+	path  string
+	// driver.SQL: a write transaction runs on the one write connection
+	// (BEGIN IMMEDIATE, so writers queue in Go, serializable by
+	// construction); a read-only one on the read pool (WAL snapshots).
+	*sqltx.Std
 }
 
 var (
 	_ driver.DB            = (*DB)(nil)
 	_ driver.BatchInserter = (*DB)(nil)
+	_ driver.SQL           = (*DB)(nil)
 	_ driver.Versioner     = (*DB)(nil)
 	_ driver.Resetter      = (*DB)(nil)
 	_ driver.Describer     = (*DB)(nil)
@@ -133,6 +138,8 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 		reads.Close()
 		return nil, fmt.Errorf("%w (file %s)", err, path)
 	}
+	db.Std = sqltx.New(driver.SQLDialect{Name: "sqlite", MaxParams: 32766}, reads, writes, classify, false)
+	db.Std.InsertParams = 256 // modernc binds in quadratic time
 	return db, nil
 }
 
