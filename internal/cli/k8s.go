@@ -186,9 +186,22 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 		if err != nil {
 			return nil, &experiment.InputError{Err: err}
 		}
+		secret := map[string]bool{}
+		for _, p := range plans {
+			for _, d := range registry()[p.Driver].Props {
+				if d.Secret != nil {
+					secret[d.Key] = true
+				}
+			}
+		}
 		base := filepath.Base(file)
-		s.Files[base] = body
-		s.Command = []string{"bench", k8s.ExperimentPath(base)}
+		clean, secrets, sets, err := secretFreeFile(file, body, secret)
+		if err != nil {
+			return nil, err
+		}
+		s.Files[base] = clean
+		s.SecretProps = secrets
+		s.Command = append([]string{"bench", k8s.ExperimentPath(base)}, sets...)
 	} else {
 		plan, err := experiment.Resolve(rf.options(true, append([]string{"run"}, args...)))
 		if err != nil {
