@@ -3,8 +3,13 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -17,7 +22,7 @@ import (
 // fault fires (kube.PodOf maps the member to a pod by name, IP or DNS name).
 
 // leaderDrivers are the drivers leaderFinder can ask.
-func leaderDrivers() []string { return []string{"etcd"} }
+func leaderDrivers() []string { return []string{"etcd", "postgres", "redis"} }
 
 // leaderFinder asks a system for its leader, through the driver's
 // properties (nil: dbrig cannot ask this one).
@@ -25,6 +30,10 @@ func leaderFinder(driver string) func(ctx context.Context, props map[string]stri
 	switch driver {
 	case "etcd":
 		return etcdLeader
+	case "postgres":
+		return postgresPrimary
+	case "redis":
+		return redisPrimary
 	}
 	return nil
 }
@@ -73,4 +82,73 @@ func etcdLeader(ctx context.Context, props map[string]string) (kube.Member, erro
 		}
 	}
 	return kube.Member{}, fmt.Errorf("etcd leader %x is not in the member list", leader)
+}
+
+// redisPrimary asks the Redis server at redis.addr for its role (INFO
+// replication): a master is the primary itself; a replica names its
+// master (master_host, master_port).
+func redisPrimary(ctx context.Context, props map[string]string) (kube.Member, error) {
+	addr := cmpOr(props["redis.addr"], "127.0.0.1:6379")
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c := redis.NewClient(&redis.Options{Addr: addr, Password: props["redis.password"], DialTimeout: 5 * time.Second})
+	defer c.Close()
+	info, err := c.Info(ctx, "replication").Result()
+	if err != nil {
+		return kube.Member{}, fmt.Errorf("redis at %s: INFO replication: %w", addr, err)
+	}
+	return redisRole(addr, info)
+}
+
+// redisRole reads INFO replication's answer.
+func redisRole(addr, info string) (kube.Member, error) {
+	kv := map[string]string{}
+	for _, line := range strings.Split(info, "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
+			kv[k] = v
+		}
+	}
+	switch kv["role"] {
+	case "master":
+		return kube.Member{Name: "primary at " + addr, Addrs: []string{addr}}, nil
+	case "slave":
+		if kv["master_host"] == "" {
+			return kube.Member{}, fmt.Errorf("redis at %s is a replica that names no master", addr)
+		}
+		m := net.JoinHostPort(kv["master_host"], kv["master_port"])
+		return kube.Member{Name: "primary at " + m, Addrs: []string{m}}, nil
+	}
+	return kube.Member{}, fmt.Errorf("redis at %s: role %q", addr, kv["role"])
+}
+
+// postgresPrimary asks the PostgreSQL server of pg.url whether it is in
+// recovery: if not, it is the primary; a standby names its primary in
+// pg_stat_wal_receiver (sender_host, sender_port).
+func postgresPrimary(ctx context.Context, props map[string]string) (kube.Member, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cfg, err := pgx.ParseConfig(props["pg.url"])
+	if err != nil {
+		return kube.Member{}, fmt.Errorf("pg.url: %w", err) // pgx's message carries no password
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return kube.Member{}, fmt.Errorf("postgres at %s:%d: %w", cfg.Host, cfg.Port, err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var standby bool
+	if err := conn.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&standby); err != nil {
+		return kube.Member{}, fmt.Errorf("postgres at %s: pg_is_in_recovery: %w", cfg.Host, err)
+	}
+	at := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	if !standby {
+		return kube.Member{Name: "primary at " + at, Addrs: []string{at}}, nil
+	}
+	var host string
+	var port int
+	if err := conn.QueryRow(ctx, "SELECT sender_host, sender_port FROM pg_stat_wal_receiver").Scan(&host, &port); err != nil {
+		return kube.Member{}, fmt.Errorf("postgres at %s is a standby; its primary (pg_stat_wal_receiver): %w", at, err)
+	}
+	m := net.JoinHostPort(host, strconv.Itoa(port))
+	return kube.Member{Name: "primary at " + m, Addrs: []string{m}}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/inject/kube"
+	"github.com/dbrig/dbrig/internal/testenv"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -73,5 +75,53 @@ func TestKubeLeaderEtcd(t *testing.T) {
 	}
 	if len(l.Items) != 2 {
 		t.Errorf("%d pods left of 3, want 2 (only the leader's deleted); notes %q", len(l.Items), notes)
+	}
+}
+
+// TestKubePrimaryRedisPostgres asks the real Redis and PostgreSQL test
+// servers (single primaries) for their primary through the driver's
+// properties, and maps the answer to the pod with that IP.
+func TestKubePrimaryRedisPostgres(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		driver string
+		props  map[string]string
+	}{
+		{"redis", map[string]string{"redis.addr": testenv.Need(t, "DBRIG_REDIS_ADDR"), "redis.password": os.Getenv("DBRIG_REDIS_PASSWORD")}},
+		{"postgres", map[string]string{"pg.url": testenv.Need(t, "DBRIG_PG_URL")}},
+	} {
+		m, err := leaderFinder(tc.driver)(ctx, tc.props)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.driver, err)
+		}
+		t.Logf("%s: %+v", tc.driver, m)
+		fc := fake.NewClientset(
+			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "db"}, Status: corev1.PodStatus{PodIP: "10.0.0.9"}},
+			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "primary-0", Namespace: "db"}, Status: corev1.PodStatus{PodIP: "127.0.0.1"}})
+		p, err := kube.PodOf(ctx, fc, "db", "", m)
+		if err != nil || p.Name != "primary-0" {
+			t.Errorf("%s: primary %+v → pod %q, %v; want primary-0 (IP 127.0.0.1)", tc.driver, m, p.Name, err)
+		}
+	}
+}
+
+func TestRedisRole(t *testing.T) {
+	for _, tc := range []struct {
+		info, want, bad string
+	}{
+		{info: "# Replication\r\nrole:master\r\nconnected_slaves:1\r\n", want: "r:6379"},
+		{info: "# Replication\r\nrole:slave\r\nmaster_host:10.0.0.5\r\nmaster_port:6380\r\n", want: "10.0.0.5:6380"},
+		{info: "role:slave\r\n", bad: "names no master"},
+		{info: "", bad: "role"},
+	} {
+		m, err := redisRole("r:6379", tc.info)
+		switch {
+		case tc.bad != "":
+			if err == nil || !strings.Contains(err.Error(), tc.bad) {
+				t.Errorf("%q: %+v, %v; want an error with %q", tc.info, m, err, tc.bad)
+			}
+		case err != nil || len(m.Addrs) != 1 || m.Addrs[0] != tc.want:
+			t.Errorf("%q: %+v, %v; want %s", tc.info, m, err, tc.want)
+		}
 	}
 }
