@@ -19,17 +19,17 @@ import (
 )
 
 // TargetSyntax is what ParseTarget accepts, for messages.
-const TargetSyntax = "pod/NAME, statefulset/NAME (sts/NAME), statefulset/NAME:ORDINAL, pods/LABEL-SELECTOR (pods/app=etcd), node/NAME or leader"
+const TargetSyntax = "pod/NAME, statefulset/NAME (sts/NAME), statefulset/NAME:ORDINAL, pods/LABEL-SELECTOR (pods/app=etcd), node/NAME, leader or primary"
 
 // ParseTarget reads a scenario entry's target: pod/etcd-0 (a pod by name),
 // statefulset/etcd:1 (its pod of that ordinal; sts/ is short for it),
 // statefulset/etcd (every pod of it; for scale, the StatefulSet),
 // pods/app=etcd (a label selector), node/worker-1 (cordon, drain) or leader
 // (the pod of the system's leader, found when the fault fires: Leader is
-// set and Pod left empty). The namespace is not part of it.
+// set and Pod left empty; primary is the same). The namespace is not part of it.
 func ParseTarget(s string) (Target, error) {
 	t := Target{Ordinal: -1}
-	if s == "leader" {
+	if s == "leader" || s == "primary" {
 		t.Leader = true
 		return t, nil
 	}

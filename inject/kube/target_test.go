@@ -27,6 +27,7 @@ func TestParseTarget(t *testing.T) {
 		{in: "pods/app=etcd,tier in (db)", want: Target{Selector: "app=etcd,tier in (db)", Ordinal: -1}},
 		{in: "node/worker-1", want: Target{Node: "worker-1", Ordinal: -1}},
 		{in: "leader", want: Target{Leader: true, Ordinal: -1}},
+		{in: "primary", want: Target{Leader: true, Ordinal: -1}},
 		{in: "etcd-0", bad: "expected pod/NAME"},
 		{in: "pod/", bad: "expected pod/NAME"},
 		{in: "pod/Etcd_0", bad: "pod name"},
