@@ -418,3 +418,7 @@ func kubeInjects(plan []Injection) bool {
 	}
 	return len(plan) > 0
 }
+
+// KubeFaults tells whether the plan's scenario has faults on Kubernetes
+// targets.
+func (p *Plan) KubeFaults() bool { return planKubeEnv(p.Faults) != nil }

@@ -180,6 +180,10 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 			if r.Plan.Cluster != nil {
 				return nil, &experiment.InputError{Err: fmt.Errorf("%s: cluster: a local cluster cannot run in pods; point the driver at a server the cluster can reach", file)}
 			}
+			if r.Plan.KubeFaults() {
+				// The coordinator's pod has no API access (no service-account token).
+				return nil, &experiment.InputError{Err: fmt.Errorf("%s: scenario: faults on Kubernetes targets are fired by dbrig bench on a machine that reaches the API server, not by the pods of dbrig k8s run", file)}
+			}
 			plans = append(plans, r.Plan)
 		}
 		body, err := os.ReadFile(file)

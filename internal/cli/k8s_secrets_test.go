@@ -126,3 +126,15 @@ func TestK8sFileSecretElsewhere(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 }
+
+// TestK8sRefusesKubeFaults: a scenario with Kubernetes faults is for dbrig
+// bench; the pods of dbrig k8s run have no API access.
+func TestK8sRefusesKubeFaults(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "exp.yaml")
+	writeFile(t, file, "name: k\nsystem: {driver: null}\nworkload: {files: [workloada]}\nload: {clients: 2, duration: 5s}\n"+
+		"kubernetes: {namespace: db}\nscenario:\n  - {fault: pod-delete, target: pod/db-0, at: 1s}\n")
+	code, _, errOut := dbrig(t, context.Background(), "k8s", "manifests", file, "--workers", "2", "--image", "i")
+	if code != 2 || !strings.Contains(errOut, "faults on Kubernetes targets are fired by dbrig bench") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
