@@ -273,6 +273,9 @@ func coordinatorArgs(args []string, files map[string][]byte, secret map[string]b
 			for _, v := range *l {
 				if fl.Name == "P" {
 					if body, err := os.ReadFile(v); err == nil {
+						if err := secretInPropFile(v, body, secret); err != nil {
+							errs = append(errs, err)
+						}
 						base := filepath.Base(v)
 						if prev, dup := files[base]; dup && string(prev) != string(body) {
 							errs = append(errs, fmt.Errorf("-P %s: another property file is also named %s; rename one", v, base))

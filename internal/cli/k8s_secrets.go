@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/k8s"
+	"github.com/dbrig/dbrig/spec"
 )
 
 // secretFreeFile takes the secret driver properties (declared with a
@@ -80,4 +81,24 @@ func child(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// secretInPropFile refuses a -P property file that sets a secret property:
+// the file goes into the ConfigMap as written.
+func secretInPropFile(name string, body []byte, secret map[string]bool) error {
+	p := spec.NewProps()
+	if err := p.Load(name, bytes.NewReader(body)); err != nil {
+		return nil // the run's own check reports it
+	}
+	var keys []string
+	for k := range secret {
+		if _, _, ok := p.Lookup(k); ok {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	sort.Strings(keys)
+	return fmt.Errorf("-P %s sets the secret property %s: the file would go into a ConfigMap; take it out and give it with -p %s=… (that goes into the Secret)", name, strings.Join(keys, ", "), keys[0])
 }

@@ -138,3 +138,15 @@ func TestK8sRefusesKubeFaults(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// TestK8sPropFileSecret: a -P file that sets a secret property is refused
+// (it would go into the ConfigMap as written), naming the -p to use.
+func TestK8sPropFileSecret(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "my.properties")
+	writeFile(t, file, "recordcount=10\nredis.password=hunter2-in-props\n")
+	code, out, errOut := dbrig(t, context.Background(), "k8s", "manifests", "--driver", "redis", "-P", file, "-p", "redis.addr=r:6379",
+		"--clients", "2", "--duration", "5s", "--workers", "2", "--image", "i")
+	if code != 2 || !strings.Contains(errOut, "sets the secret property redis.password") || strings.Contains(out+errOut, "hunter2") {
+		t.Errorf("exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+}
