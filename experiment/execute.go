@@ -101,6 +101,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if warn == nil {
 		warn = func(error) {}
 	}
+	if err := kubeStart(ctx, p); err != nil { // Kubernetes faults: connect, preflight
+		return nil, err
+	}
 	var nodes []cluster.Node
 	var c *cluster.Cluster
 	var nw *network // the proxies network faults act on (nil: none)
@@ -192,7 +195,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		stopGauges = sampleReplication(wctx, store, runID, nodes, obs.fail)
 	}
 	stopFaults := func() {}
-	if len(p.Faults) > 0 && c != nil {
+	if len(p.Faults) > 0 && (c != nil || kubeInjects(p.Faults)) {
 		in := newInjector(p.Faults, c, nw, redactingEmit(p.Props, obs.Event))
 		in.seed = p.Config.Seed
 		obs.onMeasure = in.measureStarted

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/inject"
+	"github.com/dbrig/dbrig/inject/kube"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -74,18 +75,28 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 	if len(e.Scenario) == 0 {
 		return nil, nil
 	}
-	if e.System.Cluster == nil {
-		return nil, e.Errorf("scenario", "faults act on the nodes of a local cluster: give system.cluster")
+	recipe := ""
+	if e.System.Cluster != nil {
+		recipe = e.System.Cluster.Recipe
+		if recipe == "" {
+			recipe = e.System.Driver
+		}
 	}
-	recipe := e.System.Cluster.Recipe
-	if recipe == "" {
-		recipe = e.System.Driver
-	}
+	kenv := newKubeEnv(e) // Kubernetes faults (scenario_kube.go) share it
 	var entries []*entry
 	byName := map[string]*entry{}
 	for _, f := range e.Scenario {
 		bad := func(key, format string, args ...any) error { return faultErr(e, f, key, format, args...) }
-		en, err := checkEntry(f, recipe, bad)
+		var en *entry
+		var err error
+		switch {
+		case kubeKind(f.Kind):
+			en, err = kubeEntry(e, f, kenv, bad)
+		case e.System.Cluster == nil:
+			return nil, faultErr(e, f, "fault", "a %s fault acts on the nodes of a local cluster: give system.cluster (faults on Kubernetes: %s)", f.Kind, strings.Join(kube.Kinds(), ", "))
+		default:
+			en, err = checkEntry(f, recipe, bad)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -240,27 +251,41 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 		return nil, bad("for", "a pause needs for: how long the node stays paused")
 	case f.Kind == "command" && f.Heal != "" && f.For <= 0:
 		return nil, bad("for", "a command with a heal command needs for: when to run the heal")
+	}
+	if err := checkKubeKeys(f, bad); err != nil {
+		return nil, err
+	}
+	if err := checkTriggers(&f, bad); err != nil {
+		return nil, err
+	}
+	return &entry{f: f, fault: fault}, nil
+}
+
+// checkTriggers checks an entry's timing (every, count, after, wait, when)
+// and fills in stable_for's default; local and Kubernetes faults share it.
+func checkTriggers(f *spec.Fault, bad func(key, format string, args ...any) error) error {
+	switch {
 	case f.Every > 0 && f.Every <= f.For:
-		return nil, bad("every", "%v: a recurring fault must end (for %v) before it starts again", f.Every, f.For)
+		return bad("every", "%v: a recurring fault must end (for %v) before it starts again", f.Every, f.For)
 	case f.Count > 1 && f.Every == 0:
-		return nil, bad("count", "count %d needs every: the period", f.Count)
+		return bad("count", "count %d needs every: the period", f.Count)
 	case f.After != "" && f.At != 0:
-		return nil, bad("at", "a fault that fires after another waits wait: after it ended, not at")
+		return bad("at", "a fault that fires after another waits wait: after it ended, not at")
 	case f.Wait != 0 && f.After == "":
-		return nil, bad("wait", "wait needs after: the fault to wait for")
+		return bad("wait", "wait needs after: the fault to wait for")
 	case f.When != "" && f.When != "stable":
-		return nil, bad("when", "%q: expected stable (fire once the system has been stable for stable_for)", f.When)
+		return bad("when", "%q: expected stable (fire once the system has been stable for stable_for)", f.When)
 	case f.StableFor != 0 && f.When == "":
-		return nil, bad("stable_for", "stable_for needs when: stable")
+		return bad("stable_for", "stable_for needs when: stable")
 	case f.When != "" && (f.Every != 0 || f.Count > 1):
-		return nil, bad("when", "a conditional fault fires once: leave every and count out")
+		return bad("when", "a conditional fault fires once: leave every and count out")
 	case f.After == f.Name && f.After != "":
-		return nil, bad("after", "%q waits for itself", f.After)
+		return bad("after", "%q waits for itself", f.After)
 	}
 	if f.When == "stable" && f.StableFor == 0 {
 		f.StableFor = 10 * time.Second
 	}
-	return &entry{f: f, fault: fault}, nil
+	return nil
 }
 
 // checkGroups: at least two groups, each node in one.
@@ -491,6 +516,9 @@ func (in *injector) run(ctx context.Context) {
 
 // target resolves what an injection acts on, now.
 func (in *injector) target(ctx context.Context, inj Injection) ([]cluster.Node, inject.Target, []string, error) {
+	if kf, ok := inj.Fault.(*kubeFault); ok {
+		return nil, inject.Target{}, []string{"namespace " + kf.env.ns}, nil // it finds its pods itself
+	}
 	network := inject.Network(inj.Fault.Name())
 	if network && in.net == nil {
 		return nil, inject.Target{}, nil, inject.ErrNoLinks

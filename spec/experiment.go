@@ -43,6 +43,8 @@ type Experiment struct {
 	Workers int
 	SLA     []SLAExpr // checked on every run (sla.go); the rating's SLA
 	Rate    *Rate     // nil: no rate block (sla.go)
+	// Kubernetes is where Kubernetes faults act (kubernetes.go; nil: none).
+	Kubernetes *Kubernetes
 
 	pos map[string]Pos // key path → where its value is
 }
@@ -571,6 +573,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 		"cycle_targets": d.boolean(&e.CycleTargets),
 		"sla":           d.slaExprs(&e.SLA),
 		"rate":          d.rateBlock(&e.Rate),
+		"kubernetes":    d.kubernetes(&e.Kubernetes),
 	})
 	if err != nil {
 		return nil, err
@@ -834,7 +837,7 @@ func (d *decoder) props(dst *map[string]string) func(*yaml.Node, string) error {
 // schemaPaths lists the key paths an experiment file has, for matrix and
 // --set checks and suggestions.
 func schemaPaths() []string {
-	return []string{
+	return append([]string{
 		"name", "tags", "seed", "repeat",
 		"system.driver", "system.version", "system.props",
 		"system.cluster.recipe", "system.cluster.nodes", "system.cluster.replicas", "system.cluster.sentinels",
@@ -845,7 +848,7 @@ func schemaPaths() []string {
 		"load.duration", "load.operations", "load.timeout", "load.max_backlog", "load.schedule", "scenario", "verdict",
 		"workers",
 		"sla", "rate.by", "rate.precision", "rate.reset", "rate.sla_duration", "rate.step", "rate.start", "rate.max", "rate.early_stop",
-	}
+	}, kubernetesPaths()...)
 }
 
 // schemaAt tells whether path is a key path of the file (property maps take

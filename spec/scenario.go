@@ -24,6 +24,15 @@ type FaultNet struct {
 	// … and this long after it (with After; At must not be given then)
 	When      string        // "stable": once armed (at, or after + wait), fire when the system is stable …
 	StableFor time.Duration // … for this long (default 10s): per-second p99 within the baseline band, no errors
+
+	// Kubernetes faults (pod-delete, pod-kill, scale, cordon, drain):
+	Replicas  int           // scale: the StatefulSet's replicas during the fault (required)
+	Pick      string        // a pods/SELECTOR target: all (default), one (first by name) or random (one, by the run's seed)
+	Signal    string        // pod-kill: TERM (default for PID 1), KILL, …
+	Process   string        // pod-kill: a PID (default 1) or a process name
+	Container string        // pod-kill: the container (default: the pod's first)
+	Grace     time.Duration // pod-delete: the grace period (default 0: at once)
+	HealWait  time.Duration // how long healing waits for the pods to be ready again (default 25s)
 }
 
 // faultFields are the keys of one scenario entry.
@@ -48,6 +57,13 @@ func (d *decoder) faultFields(f *Fault) map[string]func(*yaml.Node, string) erro
 		"wait":       d.duration(&f.Wait),
 		"when":       d.str(&f.When),
 		"stable_for": d.duration(&f.StableFor),
+		"replicas":   d.int(&f.Replicas, 0),
+		"pick":       d.str(&f.Pick),
+		"signal":     d.str(&f.Signal),
+		"process":    d.str(&f.Process),
+		"container":  d.str(&f.Container),
+		"grace":      d.duration(&f.Grace),
+		"heal_wait":  d.duration(&f.HealWait),
 	}
 }
 

@@ -35,10 +35,15 @@ type Target struct {
 	Selector    string
 	Pick        string // "" or "all": every pod; "one": the first by name
 	Node        string // cordon, drain: a node by name (else the node of the target pod)
+	// Leader: the pod of the system's leader, found when the fault fires
+	// (package experiment sets Pod then); Pods refuses it unresolved.
+	Leader bool
 }
 
 func (t Target) String() string {
 	switch {
+	case t.Leader && t.Pod == "":
+		return "the leader's pod in " + t.Namespace
 	case t.Node != "" && t.Pod == "" && t.Selector == "" && t.StatefulSet == "":
 		return "node " + t.Node
 	case t.Pod != "":
@@ -58,6 +63,8 @@ var ErrNoTarget = errors.New("no pod matches the fault's target")
 func (t Target) Pods(ctx context.Context, c kubernetes.Interface) ([]corev1.Pod, error) {
 	var pods []corev1.Pod
 	switch {
+	case t.Leader && t.Pod == "":
+		return nil, fmt.Errorf("%w: the leader's pod was not resolved", ErrNoTarget)
 	case t.Pod != "" || (t.StatefulSet != "" && t.Ordinal >= 0):
 		name := t.Pod
 		if name == "" {
@@ -103,7 +110,7 @@ func (t Target) Pods(ctx context.Context, c kubernetes.Interface) ([]corev1.Pod,
 // Check rejects a target that names nothing or too much.
 func (t Target) Check(needPods bool) error {
 	n := 0
-	for _, set := range []bool{t.Pod != "", t.StatefulSet != "", t.Selector != ""} {
+	for _, set := range []bool{t.Pod != "" || t.Leader, t.StatefulSet != "", t.Selector != ""} {
 		if set {
 			n++
 		}

@@ -180,15 +180,32 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 			if r.Plan.Cluster != nil {
 				return nil, &experiment.InputError{Err: fmt.Errorf("%s: cluster: a local cluster cannot run in pods; point the driver at a server the cluster can reach", file)}
 			}
+			if r.Plan.KubeFaults() {
+				// The coordinator's pod has no API access (no service-account token).
+				return nil, &experiment.InputError{Err: fmt.Errorf("%s: scenario: faults on Kubernetes targets are fired by dbrig bench on a machine that reaches the API server, not by the pods of dbrig k8s run", file)}
+			}
 			plans = append(plans, r.Plan)
 		}
 		body, err := os.ReadFile(file)
 		if err != nil {
 			return nil, &experiment.InputError{Err: err}
 		}
+		secret := map[string]bool{}
+		for _, p := range plans {
+			for _, d := range registry()[p.Driver].Props {
+				if d.Secret != nil {
+					secret[d.Key] = true
+				}
+			}
+		}
 		base := filepath.Base(file)
-		s.Files[base] = body
-		s.Command = []string{"bench", k8s.ExperimentPath(base)}
+		clean, secrets, sets, err := secretFreeFile(file, body, secret)
+		if err != nil {
+			return nil, err
+		}
+		s.Files[base] = clean
+		s.SecretProps = secrets
+		s.Command = append([]string{"bench", k8s.ExperimentPath(base)}, sets...)
 	} else {
 		plan, err := experiment.Resolve(rf.options(true, append([]string{"run"}, args...)))
 		if err != nil {
@@ -256,6 +273,9 @@ func coordinatorArgs(args []string, files map[string][]byte, secret map[string]b
 			for _, v := range *l {
 				if fl.Name == "P" {
 					if body, err := os.ReadFile(v); err == nil {
+						if err := secretInPropFile(v, body, secret); err != nil {
+							errs = append(errs, err)
+						}
 						base := filepath.Base(v)
 						if prev, dup := files[base]; dup && string(prev) != string(body) {
 							errs = append(errs, fmt.Errorf("-P %s: another property file is also named %s; rename one", v, base))
