@@ -219,8 +219,13 @@ type SoakSample struct {
 	RSSBytes  int64   `json:"rss_bytes"`
 	AnonBytes int64   `json:"rss_anon_bytes"` // RSS less the mapped binary and files: heap, stacks
 	HeapBytes uint64  `json:"heap_inuse_bytes"`
-	Ops       int64   `json:"ops"`
-	Dropped   int64   `json:"dropped"`
+	// HeapFreeBytes is heap memory free but not yet returned to the OS
+	// (still in RSS), StackBytes the goroutine stacks: where anonymous
+	// RSS can grow while the heap in use does not.
+	HeapFreeBytes uint64 `json:"heap_free_unreleased_bytes"`
+	StackBytes    uint64 `json:"stack_inuse_bytes"`
+	Ops           int64  `json:"ops"`
+	Dropped       int64  `json:"dropped"`
 }
 
 // soak runs the open model for d at rate and prints the process's RSS and
@@ -234,7 +239,7 @@ func (st selftest) soak(ctx context.Context, e *env, d time.Duration, rate float
 		defer func() { samples++ }()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		s := SoakSample{ElapsedS: time.Since(start).Seconds(), RSSBytes: rss(), AnonBytes: rssAnon(), HeapBytes: ms.HeapInuse, Ops: ops, Dropped: dropped}
+		s := SoakSample{ElapsedS: time.Since(start).Seconds(), RSSBytes: rss(), AnonBytes: rssAnon(), HeapBytes: ms.HeapInuse, HeapFreeBytes: ms.HeapIdle - ms.HeapReleased, StackBytes: ms.StackInuse, Ops: ops, Dropped: dropped}
 		if st.heapProf != "" {
 			if err := writeHeapProfile(fmt.Sprintf("%s-%03d-%.1fs.pprof", st.heapProf, samples, s.ElapsedS)); err != nil {
 				fmt.Fprintf(e.stderr, "selftest: %v\n", err)
@@ -244,7 +249,7 @@ func (st selftest) soak(ctx context.Context, e *env, d time.Duration, rate float
 			_ = json.NewEncoder(e.stdout).Encode(s)
 			return
 		}
-		fmt.Fprintf(e.stdout, "%8.0fs  rss %8.1f MB  anon %7.1f MB  heap in use %7.1f MB  ops %s  dropped %s\n", s.ElapsedS, float64(s.RSSBytes)/(1<<20), float64(s.AnonBytes)/(1<<20), float64(s.HeapBytes)/(1<<20), format.Int(s.Ops), format.Int(s.Dropped))
+		fmt.Fprintf(e.stdout, "%8.0fs  rss %8.1f MB  anon %7.1f MB  heap in use %7.1f MB  heap free %5.1f MB  stacks %5.1f MB  ops %s  dropped %s\n", s.ElapsedS, float64(s.RSSBytes)/(1<<20), float64(s.AnonBytes)/(1<<20), float64(s.HeapBytes)/(1<<20), float64(s.HeapFreeBytes)/(1<<20), float64(s.StackBytes)/(1<<20), format.Int(s.Ops), format.Int(s.Dropped))
 	}
 	if !asJSON {
 		fmt.Fprintf(e.stderr, "selftest: soak, open model at %g ops/s, %d clients, %v; memory every %v\n", rate, st.clients, d, every)
