@@ -231,8 +231,11 @@ type SoakSample struct {
 // soak runs the open model for d at rate and prints the process's RSS and
 // Go heap every every: they must level off, not grow with the run.
 func (st selftest) soak(ctx context.Context, e *env, d time.Duration, rate float64, every time.Duration, asJSON bool) error {
-	obs := &soakObserver{}
-	cfg := run.Config{Clients: st.clients, Model: run.Open{Rate: rate}, Duration: d, SpinWait: st.spin, Interval: every}
+	// The run reports every second as dbrig run does (its per-interval
+	// work is part of what must stay flat); memory is sampled every every.
+	iv := min(run.DefaultInterval, every)
+	obs := &soakObserver{every: every, slack: iv / 2}
+	cfg := run.Config{Clients: st.clients, Model: run.Open{Rate: rate}, Duration: d, SpinWait: st.spin, Interval: iv}
 	start := time.Now()
 	samples := 0
 	obs.sample = func(ops, dropped int64) {
@@ -288,6 +291,9 @@ func nullWorkload(ctx context.Context) (driver.DB, *ycsb.Workload, error) {
 type soakObserver struct {
 	ops, dropped int64
 	sample       func(ops, dropped int64)
+	every, slack time.Duration // sample when an interval ends within slack of every k·every
+	start        time.Time     // of the measure phase
+	next         time.Duration // the next sample's offset from start
 }
 
 func (o *soakObserver) Interval(iv measure.Interval) {
@@ -295,8 +301,17 @@ func (o *soakObserver) Interval(iv measure.Interval) {
 		o.ops += op.Count
 	}
 	o.dropped += iv.Dropped
-	if iv.Phase == measure.PhaseMeasure {
+	if iv.Phase != measure.PhaseMeasure {
+		return
+	}
+	if o.start.IsZero() {
+		o.start, o.next = iv.Start, o.every
+	}
+	if iv.End.Sub(o.start) >= o.next-o.slack {
 		o.sample(o.ops, o.dropped)
+		for o.next-o.slack <= iv.End.Sub(o.start) {
+			o.next += o.every
+		}
 	}
 }
 
