@@ -13,7 +13,6 @@ import (
 )
 
 func main() {
-	setGC(os.LookupEnv)
 	// The first Ctrl-C cancels the context (the run stops cleanly and is stored
 	// as interrupted); stop() restores the default handler so a second one kills.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
