@@ -9,7 +9,8 @@
 # --skip-load). Prints per case and round: response and service p50/mean/p99
 # (µs) and their difference (mean: exactly the mean wait before the start,
 # queueing behind the previous operation plus dispatch lag), dispatch lag
-# p50/p99 and the process's CPU (user+system seconds).
+# p50/p99, the mean wait split into queueing behind busy clients and dispatch
+# lag (start_wait), and the process's CPU (user+system seconds).
 set -euo pipefail
 bin=$1 secs=${2:-10} rounds=${3:-3} rate=${4:-1000}
 : "${DBRIG_REDIS_ADDR:?set DBRIG_REDIS_ADDR}"
@@ -24,13 +25,14 @@ one() { # clients spinwait → one line
 import json, sys
 d = json.load(open(sys.argv[1])); r = d["ops"]["OVERALL"]; s = d["service"]["OVERALL"]; l = d.get("dispatch_lag") or {}
 u, c = map(float, open(sys.argv[2]).read().split()[-2:])
-print("%6d %6d %+5d  %6d %6d %+6d  %7d %7d %+7d  %6s %6s %6.2f" % (
+w = d.get("start_wait") or {}
+print("%6d %6d %+5d  %6d %6d %+6d  %7d %7d %+7d  %6s %6s  %7.0f %7.0f  %6.2f" % (
     r["p50_us"], s["p50_us"], r["p50_us"] - s["p50_us"], r["mean_us"], s["mean_us"], r["mean_us"] - s["mean_us"],
-    r["p99_us"], s["p99_us"], r["p99_us"] - s["p99_us"], l.get("p50_us", "-"), l.get("p99_us", "-"), u + c))
+    r["p99_us"], s["p99_us"], r["p99_us"] - s["p99_us"], l.get("p50_us", "-"), l.get("p99_us", "-"), w.get("queue_mean_us", -1), w.get("lag_mean_us", -1), u + c))
 PY
 }
-printf '%-5s %-7s %-8s %6s %6s %5s  %6s %6s %6s  %7s %7s %7s  %6s %6s %6s\n' round clients spinwait \
-	r_p50 s_p50 diff r_mean s_mean diff r_p99 s_p99 diff lag50 lag99 cpu_s
+printf '%-5s %-7s %-8s %6s %6s %5s  %6s %6s %6s  %7s %7s %7s  %6s %6s  %7s %7s  %6s\n' round clients spinwait \
+	r_p50 s_p50 diff r_mean s_mean diff r_p99 s_p99 diff lag50 lag99 q_mean lag_mean cpu_s
 for r in $(seq "$rounds"); do
 	for clients in 1 4; do
 		for spin in 200us 1ms; do
