@@ -38,6 +38,15 @@ type JSONResult struct {
 	// GeneratorLate says the lag is large against the latencies measured:
 	// they are then partly the harness's.
 	GeneratorLate bool `json:"generator_late"`
+	// StartWait is the mean wait before the start, split (measure.StartWait).
+	StartWait JSONStartWait `json:"start_wait"`
+}
+
+// JSONStartWait is measure.StartWait in µs.
+type JSONStartWait struct {
+	MeanUS      float64 `json:"mean_us"`
+	QueueMeanUS float64 `json:"queue_mean_us"`
+	LagMeanUS   float64 `json:"lag_mean_us"`
 }
 
 // JSONLag is the dispatch lag of a phase, in µs.
@@ -67,6 +76,8 @@ func Result(runID int64, status string, sums []measure.Summary) JSONResult {
 	}
 	res.DispatchLag = JSONLag{P50US: s.Lag.P50, P99US: s.Lag.P99, MaxUS: s.Lag.Max}
 	res.GeneratorLate = analysis.GeneratorLate(s)
+	w := s.StartWait()
+	res.StartWait = JSONStartWait{MeanUS: w.MeanUS, QueueMeanUS: w.QueueMeanUS, LagMeanUS: w.LagMeanUS}
 	return res
 }
 

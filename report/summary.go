@@ -100,6 +100,10 @@ func writePhase(ew *errWriter, s measure.Summary) {
 		ew.printf("dispatch lag (dbrig's own lateness, inside the response times): p50 %s, p99 %s, max %s\n",
 			format.MicrosInt(l.P50), format.MicrosInt(l.P99), format.MicrosInt(l.Max))
 	}
+	if w := s.StartWait(); w.MeanUS >= 1 {
+		ew.printf("waited before the start (response − service time, mean): %s = queueing behind busy clients %s + dispatch lag %s\n",
+			format.Micros(w.MeanUS), format.Micros(w.QueueMeanUS), format.Micros(w.LagMeanUS))
+	}
 	if analysis.GeneratorLate(s) {
 		ew.printf("warning: the load generator was late: dispatch lag p99 %s is more than %.0f%% of the response time p50 %s,\n"+
 			"  so latencies this small are partly dbrig's own (a busy machine? fewer clients, a lower rate, or a faster one)\n",
