@@ -19,7 +19,9 @@
 //	             the password is redacted wherever the target is shown or stored
 //	pg.timeout   per-operation timeout (default 10s; 0 = none), armed as the
 //	             connection's socket deadline (no timer context per operation);
-//	             waiting for a free connection (pg.poolsize < clients) is not bounded by it
+//	             waiting for a free connection (pg.poolsize < clients) is not bounded by it.
+//	             With a timeout, an operation checks the run's context before its query
+//	             and is not interrupted by it afterwards: it ends by itself or at pg.timeout
 //	pg.poolsize  connections (default: max(threadcount, 4))
 //	pg.batch     bulk-load method: copy (COPY FROM STDIN, default) or insert (multi-row INSERT)
 //
@@ -175,7 +177,11 @@ func (db *DB) exec(ctx context.Context, sql string, args ...any) (pgconn.Command
 		return pgconn.CommandTag{}, err
 	}
 	defer db.release(c)
-	return c.Exec(ctx, sql, args...)
+	qctx, err := db.queryCtx(ctx)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return c.Exec(qctx, sql, args...)
 }
 
 // Read implements driver.DB.
@@ -254,9 +260,10 @@ func (db *DB) readRow(ctx context.Context, c *pgxpool.Conn, s *sqltable.Stmt, ke
 	return rec, nil
 }
 
-// queryCtx is the context a query runs under: ctx itself, or with pg.timeout
-// armed as the socket deadline, a context pgconn does not watch once ctx is
-// found alive (see readRow).
+// queryCtx is the context an operation's query runs under (Read, Scan,
+// Update, Insert, Delete): ctx itself, or with pg.timeout armed as the
+// socket deadline, a context pgconn does not watch once ctx is found alive
+// (see readRow).
 func (db *DB) queryCtx(ctx context.Context) (context.Context, error) {
 	if db.timeout <= 0 {
 		return ctx, nil
@@ -292,7 +299,11 @@ func recordOf(s *sqltable.Stmt, vals [][]byte) driver.Record {
 // readRowScan is readRow for a table whose columns are not all BYTEA:
 // pgx's query and Scan decode them.
 func (db *DB) readRowScan(ctx context.Context, c *pgxpool.Conn, s *sqltable.Stmt, key string) (driver.Record, error) {
-	rows, err := c.Query(ctx, s.SQL, key)
+	qctx, err := db.queryCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.Query(qctx, s.SQL, key)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +355,11 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, n int, fields []
 		return nil, fmt.Errorf("postgres scan %s %q: %w", table, startKey, classify(err))
 	}
 	defer db.release(c)
-	rows, err := c.Query(ctx, s.SQL, startKey, n)
+	qctx, err := db.queryCtx(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("postgres scan %s %q: %w", table, startKey, err)
+	}
+	rows, err := c.Query(qctx, s.SQL, startKey, n)
 	if err != nil {
 		return nil, fmt.Errorf("postgres scan %s %q: %w", table, startKey, classify(err))
 	}
