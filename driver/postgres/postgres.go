@@ -55,8 +55,11 @@ type DB struct {
 	timeout time.Duration
 	target  string
 	copy    bool // bulk load with COPY rather than multi-row INSERT
-	tables  sqltable.Tables
-	sqlq    queries // driver.SQL's statements in $n form (sqltx.go)
+	// prepared: pgx prepares statements (its default exec mode), so Read
+	// may prepare its own and run them at the protocol level (readRow).
+	prepared bool
+	tables   sqltable.Tables
+	sqlq     queries // driver.SQL's statements in $n form (sqltx.go)
 }
 
 var (
@@ -92,7 +95,8 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if o.Timeout > 0 && pc.ConnConfig.ConnectTimeout == 0 {
 		pc.ConnConfig.ConnectTimeout = o.Timeout
 	}
-	db := &DB{layout: o.Layout, timeout: o.Timeout, target: spec.RedactConnInfo(url), copy: batch == "copy"}
+	db := &DB{layout: o.Layout, timeout: o.Timeout, target: spec.RedactConnInfo(url), copy: batch == "copy",
+		prepared: pc.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
 	db.pool, err = pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres %s: %w", db.target, classify(err))
@@ -228,7 +232,7 @@ var binaryResults = []int16{pgx.BinaryFormatCode}
 // ends then ends by itself or at the deadline. Without pg.timeout ctx is
 // watched as usual.
 func (db *DB) readRow(ctx context.Context, c *pgxpool.Conn, s *sqltable.Stmt, key string) (driver.Record, error) {
-	if c.Conn().Config().DefaultQueryExecMode != pgx.QueryExecModeCacheStatement {
+	if !db.prepared {
 		// default_query_exec_mode in pg.url (e.g. simple_protocol behind a
 		// transaction-pooling proxy): no statements of our own.
 		return db.readRowScan(ctx, c, s, key)
