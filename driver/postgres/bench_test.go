@@ -51,7 +51,11 @@ func BenchmarkLoad(b *testing.B) {
 
 // The driver's client CPU per point read against the floor of the same
 // library: goroutines that each own a pgx.Conn and scan a prepared SELECT of
-// the whole record into byte slices (no pool, no record map, no timeout).
+// the whole record into byte slices (no pool, no record map, no timeout);
+// pgconn (the protocol level: ExecStatement, raw row values); frontend
+// (pgconn's message encoder and decoder alone); and wire, a hand-built
+// Bind+Execute+Sync on the hijacked socket (wire_test.go): what is left there
+// is Go's runtime and the kernel's.
 // cpu-µs/op is the process's user+system CPU per read (getrusage), the
 // figure that matters when client and server share the cores:
 //
@@ -73,6 +77,14 @@ func BenchmarkReadFloor(b *testing.B) {
 		b.Run(fmt.Sprintf("driver/clients=%d", clients), func(b *testing.B) {
 			benchkit.ParallelEach(b, clients, func(int) (func(i int) error, func()) {
 				return func(i int) error { _, err := db.Read(ctx, "usertable", keys[i%n], nil); return err }, func() {}
+			})
+		})
+		b.Run(fmt.Sprintf("driver-runctx/clients=%d", clients), func(b *testing.B) {
+			// Under a cancellable context, as a run's clients call the driver.
+			run, cancel := context.WithCancel(ctx)
+			defer cancel()
+			benchkit.ParallelEach(b, clients, func(int) (func(i int) error, func()) {
+				return func(i int) error { _, err := db.Read(run, "usertable", keys[i%n], nil); return err }, func() {}
 			})
 		})
 		b.Run(fmt.Sprintf("driver-notimeout/clients=%d", clients), func(b *testing.B) {
