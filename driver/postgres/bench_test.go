@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/dbrig/dbrig/driver/internal/benchkit"
 )
@@ -49,7 +51,11 @@ func BenchmarkLoad(b *testing.B) {
 
 // The driver's client CPU per point read against the floor of the same
 // library: goroutines that each own a pgx.Conn and scan a prepared SELECT of
-// the whole record into byte slices (no pool, no record map, no timeout).
+// the whole record into byte slices (no pool, no record map, no timeout);
+// pgconn (the protocol level: ExecStatement, raw row values); frontend
+// (pgconn's message encoder and decoder alone); and wire, a hand-built
+// Bind+Execute+Sync on the hijacked socket (wire_test.go): what is left there
+// is Go's runtime and the kernel's.
 // cpu-µs/op is the process's user+system CPU per read (getrusage), the
 // figure that matters when client and server share the cores:
 //
@@ -71,6 +77,14 @@ func BenchmarkReadFloor(b *testing.B) {
 		b.Run(fmt.Sprintf("driver/clients=%d", clients), func(b *testing.B) {
 			benchkit.ParallelEach(b, clients, func(int) (func(i int) error, func()) {
 				return func(i int) error { _, err := db.Read(ctx, "usertable", keys[i%n], nil); return err }, func() {}
+			})
+		})
+		b.Run(fmt.Sprintf("driver-runctx/clients=%d", clients), func(b *testing.B) {
+			// Under a cancellable context, as a run's clients call the driver.
+			run, cancel := context.WithCancel(ctx)
+			defer cancel()
+			benchkit.ParallelEach(b, clients, func(int) (func(i int) error, func()) {
+				return func(i int) error { _, err := db.Read(run, "usertable", keys[i%n], nil); return err }, func() {}
 			})
 		})
 		b.Run(fmt.Sprintf("driver-notimeout/clients=%d", clients), func(b *testing.B) {
@@ -112,5 +126,86 @@ func BenchmarkReadFloor(b *testing.B) {
 				return func(i int) error { return c.QueryRow(ctx, sql, keys[i%n]).Scan(dst...) }, func() { c.Close(ctx) }
 			})
 		})
+		b.Run(fmt.Sprintf("pgconn/clients=%d", clients), func(b *testing.B) {
+			benchkit.ParallelEach(b, clients, func(int) (func(i int) error, func()) {
+				c, err := pgconn.Connect(ctx, url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sd, err := c.Prepare(ctx, "floor", floorSQL, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				params := make([][]byte, 1)
+				formats := []int16{pgx.BinaryFormatCode}
+				return func(i int) error {
+					params[0] = []byte(keys[i%n])
+					rr := c.ExecStatement(ctx, sd, params, nil, formats)
+					vals := 0
+					for rr.NextRow() {
+						vals += len(rr.Values())
+					}
+					if _, err := rr.Close(); err != nil {
+						return err
+					}
+					if vals != benchkit.Fields {
+						return fmt.Errorf("key %s: %d values", keys[i%n], vals)
+					}
+					return nil
+				}, func() { c.Close(ctx) }
+			})
+		})
+		b.Run(fmt.Sprintf("frontend/clients=%d", clients), func(b *testing.B) {
+			benchkit.ParallelEach(b, clients, func(int) (func(i int) error, func()) {
+				c, err := pgconn.Connect(ctx, url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := c.Prepare(ctx, "floor", floorSQL, nil); err != nil {
+					b.Fatal(err)
+				}
+				f := c.Frontend()
+				bind := &pgproto3.Bind{PreparedStatement: "floor", Parameters: make([][]byte, 1), ResultFormatCodes: []int16{pgx.BinaryFormatCode}}
+				return func(i int) error {
+					bind.Parameters[0] = []byte(keys[i%n])
+					f.SendBind(bind)
+					f.SendExecute(&pgproto3.Execute{})
+					f.SendSync(&pgproto3.Sync{})
+					if err := f.Flush(); err != nil {
+						return err
+					}
+					vals := 0
+					for {
+						m, err := f.Receive()
+						if err != nil {
+							return err
+						}
+						switch m := m.(type) {
+						case *pgproto3.DataRow:
+							vals += len(m.Values)
+						case *pgproto3.ErrorResponse:
+							return fmt.Errorf("key %s: %s", keys[i%n], m.Message)
+						case *pgproto3.ReadyForQuery:
+							if vals != benchkit.Fields {
+								return fmt.Errorf("key %s: %d values", keys[i%n], vals)
+							}
+							return nil
+						}
+					}
+				}, func() { c.Close(ctx) }
+			})
+		})
+		b.Run(fmt.Sprintf("wire/clients=%d", clients), func(b *testing.B) {
+			benchkit.ParallelEach(b, clients, func(int) (func(i int) error, func()) {
+				w, err := dialWire(ctx, url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return func(i int) error { return w.read(keys[i%n]) }, func() { w.close() }
+			})
+		})
 	}
 }
+
+// floorSQL is the whole-record read of the floors below the driver.
+const floorSQL = "SELECT field0, field1, field2, field3, field4, field5, field6, field7, field8, field9 FROM usertable WHERE ycsb_key = $1"

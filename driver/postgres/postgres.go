@@ -19,7 +19,9 @@
 //	             the password is redacted wherever the target is shown or stored
 //	pg.timeout   per-operation timeout (default 10s; 0 = none), armed as the
 //	             connection's socket deadline (no timer context per operation);
-//	             waiting for a free connection (pg.poolsize < clients) is not bounded by it
+//	             waiting for a free connection (pg.poolsize < clients) is not bounded by it.
+//	             With a timeout, an operation checks the run's context before its query
+//	             and is not interrupted by it afterwards: it ends by itself or at pg.timeout
 //	pg.poolsize  connections (default: max(threadcount, 4))
 //	pg.batch     bulk-load method: copy (COPY FROM STDIN, default) or insert (multi-row INSERT)
 //
@@ -53,8 +55,11 @@ type DB struct {
 	timeout time.Duration
 	target  string
 	copy    bool // bulk load with COPY rather than multi-row INSERT
-	tables  sqltable.Tables
-	sqlq    queries // driver.SQL's statements in $n form (sqltx.go)
+	// prepared: pgx prepares statements (its default exec mode), so Read
+	// may prepare its own and run them at the protocol level (readRow).
+	prepared bool
+	tables   sqltable.Tables
+	sqlq     queries // driver.SQL's statements in $n form (sqltx.go)
 }
 
 var (
@@ -90,7 +95,8 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if o.Timeout > 0 && pc.ConnConfig.ConnectTimeout == 0 {
 		pc.ConnConfig.ConnectTimeout = o.Timeout
 	}
-	db := &DB{layout: o.Layout, timeout: o.Timeout, target: spec.RedactConnInfo(url), copy: batch == "copy"}
+	db := &DB{layout: o.Layout, timeout: o.Timeout, target: spec.RedactConnInfo(url), copy: batch == "copy",
+		prepared: pc.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
 	db.pool, err = pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres %s: %w", db.target, classify(err))
@@ -175,7 +181,11 @@ func (db *DB) exec(ctx context.Context, sql string, args ...any) (pgconn.Command
 		return pgconn.CommandTag{}, err
 	}
 	defer db.release(c)
-	return c.Exec(ctx, sql, args...)
+	qctx, err := db.queryCtx(ctx)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return c.Exec(qctx, sql, args...)
 }
 
 // Read implements driver.DB.
@@ -193,9 +203,113 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 		return nil, fmt.Errorf("postgres read %s %q: %w", table, key, classify(err))
 	}
 	defer db.release(c)
-	rows, err := c.Query(ctx, s.SQL, key)
-	if err != nil {
+	rec, err := db.readRow(ctx, c, s, key)
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("postgres read %s %q: %w", table, key, classify(err))
+	case rec == nil:
+		return nil, fmt.Errorf("postgres read %s %q: %w", table, key, errclass.ErrNotFound)
+	}
+	return rec, nil
+}
+
+// binaryResults asks for every result column in the binary format (one
+// format code applies to all columns).
+var binaryResults = []int16{pgx.BinaryFormatCode}
+
+// readRow runs the read statement s of key on c at the protocol level
+// (pgconn.ExecStatement: one write of Bind+Execute+Sync, results in the
+// binary format) and copies the row's values into a record, nil when there is
+// no row. It skips what pgx.Conn.Query adds per query and a point read does
+// not need: argument encoding through the type map, pgx.Rows and its scan
+// plans. The statement is prepared once per connection (pgx.Conn.Prepare
+// caches it by its SQL).
+//
+// With pg.timeout armed as the socket deadline, ctx is checked before the
+// query and not watched during it: pgconn's watch of a cancellable context
+// is a context.AfterFunc registration per query (allocations and the lock of
+// the run's context, shared by every client). A query in flight when ctx
+// ends then ends by itself or at the deadline. Without pg.timeout ctx is
+// watched as usual.
+func (db *DB) readRow(ctx context.Context, c *pgxpool.Conn, s *sqltable.Stmt, key string) (driver.Record, error) {
+	if !db.prepared {
+		// default_query_exec_mode in pg.url (e.g. simple_protocol behind a
+		// transaction-pooling proxy): no statements of our own.
+		return db.readRowScan(ctx, c, s, key)
+	}
+	sd, err := c.Conn().Prepare(ctx, s.SQL, s.SQL)
+	if err != nil {
+		return nil, err
+	}
+	if len(sd.Fields) != len(s.Names) {
+		return nil, fmt.Errorf("%d columns, expected %d", len(sd.Fields), len(s.Names))
+	}
+	for _, f := range sd.Fields {
+		if f.DataTypeOID != pgtype.ByteaOID {
+			return db.readRowScan(ctx, c, s, key)
+		}
+	}
+	qctx, err := db.queryCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rr := c.Conn().PgConn().ExecStatement(qctx, sd, [][]byte{[]byte(key)}, nil, binaryResults)
+	var rec driver.Record
+	if rr.NextRow() {
+		rec = recordOf(s, rr.Values())
+	}
+	if _, err := rr.Close(); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// queryCtx is the context an operation's query runs under (Read, Scan,
+// Update, Insert, Delete): ctx itself, or with pg.timeout armed as the
+// socket deadline, a context pgconn does not watch once ctx is found alive
+// (see readRow).
+func (db *DB) queryCtx(ctx context.Context) (context.Context, error) {
+	if db.timeout <= 0 {
+		return ctx, nil
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+		return context.WithoutCancel(ctx), nil
+	}
+}
+
+// recordOf copies a row's values into a record backed by one buffer (one
+// allocation for the values, not one per field); a NULL leaves the field out.
+func recordOf(s *sqltable.Stmt, vals [][]byte) driver.Record {
+	n := 0
+	for _, v := range vals {
+		n += len(v)
+	}
+	buf := make([]byte, n)
+	r := make(driver.Record, len(vals))
+	for i, v := range vals {
+		if v == nil {
+			continue
+		}
+		k := copy(buf, v)
+		r[s.Names[i]] = buf[:k:k]
+		buf = buf[k:]
+	}
+	return r
+}
+
+// readRowScan is readRow for a table whose columns are not all BYTEA:
+// pgx's query and Scan decode them.
+func (db *DB) readRowScan(ctx context.Context, c *pgxpool.Conn, s *sqltable.Stmt, key string) (driver.Record, error) {
+	qctx, err := db.queryCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.Query(qctx, s.SQL, key)
+	if err != nil {
+		return nil, err
 	}
 	var rec driver.Record
 	if rows.Next() {
@@ -205,13 +319,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 	if err == nil {
 		err = rows.Err()
 	}
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("postgres read %s %q: %w", table, key, classify(err))
-	case rec == nil:
-		return nil, fmt.Errorf("postgres read %s %q: %w", table, key, errclass.ErrNotFound)
-	}
-	return rec, nil
+	return rec, err
 }
 
 // record is the current row of rows as a record: the fields' bytes copied
@@ -224,8 +332,7 @@ func record(s *sqltable.Stmt, rows pgx.Rows) (driver.Record, error) {
 	if len(raw) != len(s.Names) {
 		return nil, fmt.Errorf("%d columns, expected %d", len(raw), len(s.Names))
 	}
-	n := 0
-	for i, fd := range rows.FieldDescriptions() {
+	for _, fd := range rows.FieldDescriptions() {
 		if fd.Format != pgx.BinaryFormatCode || fd.DataTypeOID != pgtype.ByteaOID {
 			vals, dst := sqltable.ScanDest(len(s.Cols))
 			if err := rows.Scan(dst...); err != nil {
@@ -233,19 +340,8 @@ func record(s *sqltable.Stmt, rows pgx.Rows) (driver.Record, error) {
 			}
 			return sqltable.Record(s, vals), nil
 		}
-		n += len(raw[i])
 	}
-	buf := make([]byte, n)
-	r := make(driver.Record, len(raw))
-	for i, v := range raw {
-		if v == nil { // NULL: the record lacks the field
-			continue
-		}
-		k := copy(buf, v)
-		r[s.Names[i]] = buf[:k:k]
-		buf = buf[k:]
-	}
-	return r, nil
+	return recordOf(s, raw), nil
 }
 
 // Scan implements driver.DB.
@@ -263,7 +359,11 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, n int, fields []
 		return nil, fmt.Errorf("postgres scan %s %q: %w", table, startKey, classify(err))
 	}
 	defer db.release(c)
-	rows, err := c.Query(ctx, s.SQL, startKey, n)
+	qctx, err := db.queryCtx(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("postgres scan %s %q: %w", table, startKey, err)
+	}
+	rows, err := c.Query(qctx, s.SQL, startKey, n)
 	if err != nil {
 		return nil, fmt.Errorf("postgres scan %s %q: %w", table, startKey, classify(err))
 	}

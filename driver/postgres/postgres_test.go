@@ -380,3 +380,26 @@ func TestReadFormats(t *testing.T) {
 		})
 	}
 }
+
+// A read whose context has ended does not run, with or without pg.timeout
+// (with it, the context is checked before the query instead of watched).
+func TestReadCanceled(t *testing.T) {
+	url := schemaURL(t)
+	for _, timeout := range []string{"10s", "0"} {
+		t.Run("timeout="+timeout, func(t *testing.T) {
+			db := open(t, "pg.url="+url, "pg.timeout="+timeout, "fieldcount=1")
+			key := "k" + timeout
+			if err := db.Insert(context.Background(), "usertable", key, drivertest.Rec("field0", "v")); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if r, err := db.Read(ctx, "usertable", key, nil); !errors.Is(err, context.Canceled) {
+				t.Errorf("Read after cancel = %q, %v; want context.Canceled", r, err)
+			}
+			if r, err := db.Read(context.Background(), "usertable", key, nil); err != nil || string(r["field0"]) != "v" {
+				t.Errorf("Read = %q, %v; want v", r, err)
+			}
+		})
+	}
+}
