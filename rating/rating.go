@@ -471,6 +471,7 @@ type rater struct {
 	canSnapshot bool
 	keyRestore  bool    // the driver restores single keys of an image (driver.KeyRestorer)
 	minOps      int64   // operations an experiment needs for the SLA's percentile (length)
+	late        int     // runs of the current verdict repeated because dbrig was late
 	log         *keyLog // the keys the last experiment wrote (repair, snapshot of keys)
 	deletes     bool
 	records     int64
@@ -568,7 +569,7 @@ func stretch(minOps int64, target float64, dur time.Duration) time.Duration {
 	return min(need, maxStretch*dur)
 }
 
-// lateRetries is how often a failed experiment is repeated when dbrig's own
+// lateRetries is how often the runs of one verdict are repeated when dbrig's own
 // load generator, not the store, was late.
 const lateRetries = 2
 
@@ -578,11 +579,15 @@ const lateRetries = 2
 // nothing about the store, so it is recorded as inconclusive and repeated.
 func (r *rater) experiment(ctx context.Context, kind string, target float64, dur time.Duration, vote int) (Step, error) {
 	dur = r.length(target, dur)
-	for try := 0; ; try++ {
-		st, err := r.attempt(ctx, kind, target, dur, try < lateRetries, vote)
+	if vote == 1 {
+		r.late = 0 // the budget is the verdict's, not each vote's
+	}
+	for {
+		st, err := r.attempt(ctx, kind, target, dur, r.late < lateRetries, vote)
 		if err != nil || !st.Inconclusive {
 			return st, err
 		}
+		r.late++
 	}
 }
 
