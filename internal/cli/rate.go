@@ -97,6 +97,9 @@ func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) er
 			if s.StoppedEarly {
 				verdict = "FAIL, stopped early"
 			}
+			if s.Vote > 0 {
+				verdict += fmt.Sprintf(" (vote %d)", s.Vote)
+			}
 			var terms []string
 			for _, t := range s.Terms {
 				terms = append(terms, t.String())
