@@ -36,7 +36,8 @@ func pgRating(t *testing.T, url, store string, skipLoad bool, warmup time.Durati
 // setup lands in the SLA's sample: with pgRating(…, -1, 1) (no warmup, no
 // repeats: the old procedure) every experiment forks 32 server backends
 // inside its first measured second (0.3–0.5 s on two cores) and two
-// ratings gave 131 and 350 ops/s where this one gave 1600 and 1600 (with
+// ratings gave 131 and 350 ops/s (300 and 98 with Max 800) where this one
+// gave 1600 and 1600 (with
 // Max 1600; 1600 and 1200 on a machine at load 23, hence Max 800).
 // The second rating runs on the data the first left (--skip-load): the
 // snapshot strategy puts the data set back as loaded at the end.
