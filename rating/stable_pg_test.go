@@ -33,12 +33,12 @@ func pgRating(t *testing.T, url, store string, skipLoad bool, warmup time.Durati
 // Two ratings of the real PostgreSQL server agree within the precision.
 // The SLA's margin is wide (p95<100ms where the server answers in a few
 // ms) because the test machine is shared; it still fails when dbrig's own
-// setup lands in the SLA's sample: with pgRating(…, -1, 1) (no warmup, no
-// repeats: the old procedure) every experiment forks 32 server backends
-// inside its first measured second (0.3–0.5 s on two cores) and two
-// ratings gave 131 and 350 ops/s (300 and 98 with Max 800) where this one
-// gave 1600 and 1600 (with
-// Max 1600; 1600 and 1200 on a machine at load 23, hence Max 800).
+// setup lands in the SLA's sample. With the old procedure (Warmup -1,
+// Votes 1, MinTail -1) every experiment forks 32 server backends inside
+// its first measured second (0.3–0.5 s on two cores): two ratings gave 131
+// and 350 ops/s with Max 1600, 300 and 98 with Max 800, where this one gave
+// 1600 and 1600 (Max 1600, a quiet moment) and 1600 and 1200 (load 23:
+// hence Max 800).
 // The second rating runs on the data the first left (--skip-load): the
 // snapshot strategy puts the data set back as loaded at the end.
 func TestRatePostgresTwiceAgrees(t *testing.T) {
