@@ -54,6 +54,16 @@ const (
 	// DefaultPool is the open model's client pool when the user gives none:
 	// large enough that dbrig's own clients are not what saturates.
 	DefaultPool = 32
+	// DefaultWarmup is each experiment's warmup (at most half of it).
+	DefaultWarmup = time.Second
+	// DefaultMinTail is how many operations beyond the strictest
+	// percentile an experiment needs: 200 operations for p95, 1,000 for p99.
+	DefaultMinTail = 10
+	// DefaultVotes: a failure is confirmed by a majority of up to 3 runs.
+	DefaultVotes = 3
+	// maxStretch bounds how much longer than asked an experiment is made
+	// for its sample (MinTail).
+	maxStretch = 10
 )
 
 // Options is what a rating is asked to do.
@@ -71,6 +81,21 @@ type Options struct {
 	Max         float64 // highest target to try; 0: no bound
 	Reset       string  // a strategy; "": reload
 	NoEarlyStop bool
+	// Warmup runs before each experiment's measured window and is not
+	// evaluated: every experiment opens the driver afresh, and its
+	// connections (PostgreSQL: 32 backends forked at once, 0.3–0.5 s on a
+	// 2-core machine) and prepared statements are set up there, not in the
+	// SLA's sample. 0: DefaultWarmup, at most half an experiment; negative:
+	// none.
+	Warmup time.Duration
+	// MinTail: by rate, an experiment lasts long enough (up to maxStretch
+	// times its length) for this many operations beyond the SLA's strictest
+	// percentile (sla.MinSample). 0: DefaultMinTail; negative: no minimum.
+	MinTail int
+	// Votes: a target that fails is run again until a majority of up to
+	// Votes runs agrees; a pass is taken at once. 0: DefaultVotes; 1: every
+	// first verdict is final.
+	Votes int
 }
 
 // Hooks let a caller watch a rating. Every field is optional.
@@ -101,6 +126,9 @@ type Step struct {
 	Unpredictable int64            `json:"unpredictable,omitempty"` // stale reads seen (with an unpredictable term)
 	ResetS        float64          `json:"reset_s"`                 // its cost (the first load's is first_load_s)
 	Seconds       float64          `json:"seconds"`                 // warmup + measure time spent
+	Length        float64          `json:"length_s"`                // the measured window asked for (stretched for the sample)
+	Ops           int64            `json:"ops"`                     // operations measured
+	Vote          int              `json:"vote,omitempty"`          // 2, 3: a repeat of a failed target (Votes)
 }
 
 // Times is the rating-time split, measured: Λ = ζ + ω·ν + η·δ + Δ.
@@ -128,6 +156,11 @@ type Rating struct {
 	AtMax     bool    `json:"at_max"`    // the SLA still held at the search's upper bound
 	Steps     []Step  `json:"steps"`
 	Time      Times   `json:"time"`
+	// Left says how the data set was put back as loaded at the end (so a
+	// next rating can run on it with --skip-load); "" if it was not.
+	Left string `json:"left,omitempty"`
+	// Rule is the decision rule the rating applied (warmup, sample, votes).
+	Rule string `json:"rule"`
 }
 
 // MarshalJSON writes the answer as "throughput" (by rate) or "clients".
@@ -194,6 +227,7 @@ func (o *Options) stepOptions(target float64, dur time.Duration, name string, ta
 	}
 	e.Tags = append(append([]string(nil), e.Tags...), tags...)
 	e.Name = name
+	e.Warmup = max(0, o.Warmup)
 	e.HDRLog = "" // one file cannot hold several runs
 	return e
 }
@@ -227,6 +261,21 @@ func (o *Options) check() error {
 	}
 	if o.Step == 0 || o.Step > o.SLADuration {
 		o.Step = o.SLADuration
+	}
+	if o.Warmup == 0 && o.Base.Warmup > 0 {
+		o.Warmup = o.Base.Warmup
+	}
+	if o.Warmup == 0 {
+		o.Warmup = min(DefaultWarmup, o.Step/2)
+	}
+	if o.MinTail == 0 {
+		o.MinTail = DefaultMinTail
+	}
+	if o.Votes == 0 {
+		o.Votes = DefaultVotes
+	}
+	if o.Votes < 0 || o.Votes%2 == 0 {
+		return fmt.Errorf("votes %d: expected an odd number of runs (1: no repeats, 3: a failure must repeat)", o.Votes)
 	}
 	known := false
 	for _, s := range Strategies {
@@ -305,6 +354,12 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 		table = t.Table()
 	}
 	r := &rater{opts: opts, hooks: h, table: table, driverName: first.Driver, registry: first.Registry}
+	if opts.MinTail > 0 {
+		r.minOps = opts.SLA.MinSample(opts.MinTail, func(op string) float64 {
+			f, _ := first.Props.Float(strings.ReplaceAll(strings.ToLower(op), "-", "")+"proportion", 0)
+			return f
+		})
+	}
 	if err := r.checkStrategy(ctx, first); err != nil {
 		return nil, err
 	}
@@ -322,13 +377,26 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 		return nil, err
 	}
 	res.ID, r.id, r.res = id, id, res
+	res.Rule = r.rule()
 	if h.Started != nil {
 		h.Started(id, store.Name())
 	}
 	defer r.dropSnapshot(context.WithoutCancel(ctx))
 
 	runErr := r.search(ctx)
+	var pre *experiment.PreloadedError
+	if errors.As(runErr, &pre) {
+		runErr = fmt.Errorf("%w (a rating with --reset snapshot or repair leaves the data set as it loaded it, so a next rating on the same data takes --skip-load; after reload or keep the data is as the last experiment left it: use --recreate)", runErr)
+	}
 	res.Time.TotalS = time.Since(began).Seconds()
+	// Not part of Λ: the data set as loaded again, for the next rating.
+	if runErr == nil {
+		if did, err := r.leaveLoaded(ctx); err != nil {
+			h.Warn(fmt.Errorf("the data set is left as the last experiment wrote it: %w", err))
+		} else {
+			res.Left = did
+		}
+	}
 	status, msg := results.StatusDone, r.message()
 	switch {
 	case runErr != nil && ctx.Err() != nil:
@@ -352,6 +420,23 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 		runErr = errors.Join(runErr, err)
 	}
 	return res, runErr
+}
+
+// rule says how each verdict was reached.
+func (r *rater) rule() string {
+	var parts []string
+	if r.opts.Warmup > 0 {
+		parts = append(parts, fmt.Sprintf("each experiment warms up %v first (not evaluated)", r.opts.Warmup))
+	}
+	if r.minOps > 0 {
+		parts = append(parts, fmt.Sprintf("lasts until %d operations (%d beyond the SLA's percentile; at most %d× its length)", r.minOps, r.opts.MinTail, maxStretch))
+	}
+	if r.opts.Votes > 1 {
+		parts = append(parts, fmt.Sprintf("a pass counts at once, a failure only when a majority of up to %d runs fails", r.opts.Votes))
+	} else {
+		parts = append(parts, "every verdict is one run's")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // message says what the answer means.
@@ -385,6 +470,8 @@ type rater struct {
 	// acknowledged inserts carried over, and why the next step may not keep.
 	canSnapshot bool
 	keyRestore  bool    // the driver restores single keys of an image (driver.KeyRestorer)
+	minOps      int64   // operations an experiment needs for the SLA's percentile (length)
+	late        int     // runs of the current verdict repeated because dbrig was late
 	log         *keyLog // the keys the last experiment wrote (repair, snapshot of keys)
 	deletes     bool
 	records     int64
@@ -397,7 +484,7 @@ type rater struct {
 func (r *rater) search(ctx context.Context) error {
 	s := newSearcher(r.opts.By, r.opts.Start, r.opts.Max, r.opts.Precision)
 	answer, err := s.run(ctx, func(ctx context.Context, target float64) (bool, error) {
-		st, err := r.experiment(ctx, "search", target, r.opts.Step)
+		st, err := r.verdict(ctx, "search", target, r.opts.Step)
 		return st.Pass, err
 	})
 	if err != nil {
@@ -407,7 +494,7 @@ func (r *rater) search(ctx context.Context) error {
 	// Confirm for the SLA's full duration; a failure steps down by the
 	// precision (a short experiment can look better than a long one).
 	for try := 0; try < 3; try++ {
-		st, err := r.experiment(ctx, "final", answer, r.opts.SLADuration)
+		st, err := r.verdict(ctx, "final", answer, r.opts.SLADuration)
 		if err != nil {
 			return err
 		}
@@ -425,7 +512,64 @@ func (r *rater) search(ctx context.Context) error {
 	return nil
 }
 
-// lateRetries is how often a failed experiment is repeated when dbrig's own
+// verdict decides a target. A pass is taken at once: the noise of a
+// shared machine (a stalled process, a checkpoint, a scheduler hiccup)
+// only adds latency, so with a sample of MinTail operations beyond the
+// percentile a pass cannot be had by luck. A failure is run again until a
+// majority of up to Votes runs agrees (3: two failures, or two passes out
+// of three); early stopping makes a repeated failure cheap. The step
+// returned carries the majority's verdict.
+func (r *rater) verdict(ctx context.Context, kind string, target float64, dur time.Duration) (Step, error) {
+	return decide(r.opts.Votes, func(vote int) (Step, error) { return r.experiment(ctx, kind, target, dur, vote) })
+}
+
+// decide runs votes (1, 2, …) until the verdict is known: the first run's
+// pass, or a majority of up to votes runs.
+func decide(votes int, run func(vote int) (Step, error)) (Step, error) {
+	need := votes/2 + 1
+	fails, passes := 0, 0
+	for vote := 1; ; vote++ {
+		st, err := run(vote)
+		if err != nil {
+			return st, err
+		}
+		if st.Pass {
+			passes++
+		} else {
+			fails++
+		}
+		if (st.Pass && vote == 1) || passes >= need {
+			st.Pass = true
+			return st, nil
+		}
+		if fails >= need {
+			return st, nil
+		}
+	}
+}
+
+// length is how long an experiment at target measures (stretch).
+func (r *rater) length(target float64, dur time.Duration) time.Duration {
+	if r.opts.By != ByRate {
+		return dur
+	}
+	return stretch(r.minOps, target, dur)
+}
+
+// stretch lengthens dur until an open-model experiment at target issues
+// minOps operations (rounded up to 0.1 s), at most maxStretch times dur.
+func stretch(minOps int64, target float64, dur time.Duration) time.Duration {
+	if minOps <= 0 || target <= 0 {
+		return dur
+	}
+	need := time.Duration(math.Ceil(float64(minOps)/target*10)) * 100 * time.Millisecond
+	if need <= dur {
+		return dur
+	}
+	return min(need, maxStretch*dur)
+}
+
+// lateRetries is how often the runs of one verdict are repeated when dbrig's own
 // load generator, not the store, was late.
 const lateRetries = 2
 
@@ -433,12 +577,17 @@ const lateRetries = 2
 // failure while the load generator itself was late (a stall of dbrig on a
 // busy machine: dispatch lag, which excludes waiting for the store) says
 // nothing about the store, so it is recorded as inconclusive and repeated.
-func (r *rater) experiment(ctx context.Context, kind string, target float64, dur time.Duration) (Step, error) {
-	for try := 0; ; try++ {
-		st, err := r.attempt(ctx, kind, target, dur, try < lateRetries)
+func (r *rater) experiment(ctx context.Context, kind string, target float64, dur time.Duration, vote int) (Step, error) {
+	dur = r.length(target, dur)
+	if vote == 1 {
+		r.late = 0 // the budget is the verdict's, not each vote's
+	}
+	for {
+		st, err := r.attempt(ctx, kind, target, dur, r.late < lateRetries, vote)
 		if err != nil || !st.Inconclusive {
 			return st, err
 		}
+		r.late++
 	}
 }
 
@@ -460,8 +609,11 @@ func (r *rater) generatorLate(sum measure.Summary) string {
 
 // attempt runs the experiment once; retry says whether a failure caused by
 // the load generator may be repeated (the step is then Inconclusive).
-func (r *rater) attempt(ctx context.Context, kind string, target float64, dur time.Duration, retry bool) (Step, error) {
-	st := Step{Kind: kind, Target: target}
+func (r *rater) attempt(ctx context.Context, kind string, target float64, dur time.Duration, retry bool, vote int) (Step, error) {
+	st := Step{Kind: kind, Target: target, Length: dur.Seconds()}
+	if vote > 1 {
+		st.Vote = vote
+	}
 	if r.hooks.Experiment != nil {
 		r.hooks.Experiment(kind, target)
 	}
@@ -507,6 +659,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	}
 	st.Seconds = runSeconds(out.Phases)
 	st.Achieved = sum.Overall.Throughput
+	st.Ops = sum.Overall.Count
 	reads := sla.Reads{}
 	if stale != nil {
 		sr := stale.Result()
@@ -537,6 +690,9 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	}
 	if !st.Pass {
 		st.Reason = sla.Result{Terms: st.Terms}.Failed()
+	}
+	if r.minOps > 0 && float64(sum.Overall.Count) < 0.9*float64(r.minOps) && !stopped { // a few short of the stretch's count is the run's own tail
+		st.Reason = strings.TrimSuffix(fmt.Sprintf("small sample: %d operations, the SLA's percentile needs %d; %s", sum.Overall.Count, r.minOps, st.Reason), "; ")
 	}
 	if stopped {
 		st.StoppedEarly, st.Pass, st.Reason = true, false, stop.reason()
@@ -601,6 +757,9 @@ func measureSeconds(sums []measure.Summary) float64 {
 func storedStep(strategy string, st Step) results.RatingStep {
 	out := results.RatingStep{Kind: st.Kind, Target: st.Target, Achieved: st.Achieved, Pass: st.Pass, StoppedEarly: st.StoppedEarly,
 		Reason: st.Reason, RunID: st.RunID, Reset: st.Reset, ResetS: st.ResetS, Seconds: st.Seconds}
+	if st.Vote > 0 {
+		out.Reason = strings.TrimSuffix(fmt.Sprintf("vote %d: the target failed before; %s", st.Vote, out.Reason), "; ")
+	}
 	if st.Fallback != "" {
 		out.Reset = strategy + "→" + st.Reset
 		out.Reason = strings.TrimSuffix(strategy+" fell back: "+st.Fallback+"; "+st.Reason, "; ")

@@ -143,25 +143,70 @@ func (r *rater) prepare(ctx context.Context, eo *experiment.Options, st *Step) e
 			st.Fallback = r.dirty
 			r.dirty, r.inserted = "", 0
 		}
-		db, done, err := r.openDriver(ctx, r.first)
-		if err != nil {
-			return err
-		}
-		defer done()
-		// Only what the last experiment wrote, when the driver can and the
-		// log holds every key (repair.go); else the whole image.
-		if keys, ok := r.written(); ok && r.keyRestore && st.Fallback == "" {
-			st.Keys = int64(len(keys))
-			if err := db.(driver.KeyRestorer).RestoreKeys(ctx, r.table, r.snapshotName(), keys); err != nil {
-				return fmt.Errorf("restore %d keys of snapshot %s of %s: %w", len(keys), r.snapshotName(), r.table, err)
-			}
-			return nil
-		}
-		if err := db.(driver.Snapshotter).Restore(ctx, r.table, r.snapshotName()); err != nil {
-			return fmt.Errorf("restore snapshot %s of %s: %w", r.snapshotName(), r.table, err)
-		}
+		n, err := r.restoreImage(ctx, st.Fallback == "")
+		st.Keys = n
+		return err
 	}
 	return nil
+}
+
+// restoreImage puts the snapshot back: only the keys the last experiment
+// wrote when the driver can and the log holds every key (repair.go, and
+// keys is true), else the whole image. It returns how many keys it put
+// back (0: the whole image).
+func (r *rater) restoreImage(ctx context.Context, keys bool) (int64, error) {
+	db, done, err := r.openDriver(ctx, r.first)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	if written, ok := r.written(); ok && r.keyRestore && keys {
+		if err := db.(driver.KeyRestorer).RestoreKeys(ctx, r.table, r.snapshotName(), written); err != nil {
+			return 0, fmt.Errorf("restore %d keys of snapshot %s of %s: %w", len(written), r.snapshotName(), r.table, err)
+		}
+		return int64(len(written)), nil
+	}
+	if err := db.(driver.Snapshotter).Restore(ctx, r.table, r.snapshotName()); err != nil {
+		return 0, fmt.Errorf("restore snapshot %s of %s: %w", r.snapshotName(), r.table, err)
+	}
+	return 0, nil
+}
+
+// leaveLoaded puts the data set back as the load left it when the rating
+// ends, so that the next rating can run on it (--skip-load): snapshot
+// restores its image, repair repairs the last experiment's writes. reload
+// and keep leave it as the last experiment left it. It reports what it
+// did ("" if nothing).
+func (r *rater) leaveLoaded(ctx context.Context) (string, error) {
+	if r.ephemeral || r.seq == 0 {
+		return "", nil
+	}
+	switch {
+	case r.opts.Reset == ResetSnapshot && r.snapshot:
+		n, err := r.restoreImage(ctx, true)
+		if err != nil {
+			return "", err
+		}
+		if n > 0 {
+			return fmt.Sprintf("restored the %d keys the last experiment wrote", n), nil
+		}
+		return "restored the snapshot", nil
+	case r.opts.Reset == ResetRepair:
+		keys, ok := r.written()
+		if !ok {
+			return "", nil
+		}
+		db, done, err := r.openDriver(ctx, r.first)
+		if err != nil {
+			return "", err
+		}
+		defer done()
+		if err := repair(ctx, db, r.table, r.first.Workload.(regenerator), keys); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("repaired the %d keys the last experiment wrote", len(keys)), nil
+	}
+	return "", nil
 }
 
 // takeSnapshot takes the image after the first load.

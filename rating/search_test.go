@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 func TestSearchFindsTheAnswer(t *testing.T) {
@@ -115,5 +116,59 @@ func TestCheckRejects(t *testing.T) {
 	o := good()
 	if err := o.check(); err != nil || o.By != ByRate || o.Reset != ResetReload || o.Precision != DefaultPrecision || o.Step != o.SLADuration || o.Start != DefaultStartRate {
 		t.Errorf("defaults: %v %+v", err, o)
+	}
+}
+
+// A pass counts at once; a failure only when a majority of up to votes
+// runs fails.
+func TestDecide(t *testing.T) {
+	for _, c := range []struct {
+		votes    int
+		outcomes string // P or F per run, in order
+		pass     bool
+		runs     int
+	}{
+		{3, "P", true, 1},
+		{3, "FF", false, 2},
+		{3, "FPP", true, 3},
+		{3, "FPF", false, 3},
+		{1, "F", false, 1},
+		{5, "FPFF", false, 4},
+		{5, "FFF", false, 3},
+		{5, "FPPP", true, 4},
+	} {
+		runs := 0
+		st, err := decide(c.votes, func(vote int) (Step, error) {
+			if vote != runs+1 {
+				t.Fatalf("votes %d %s: run %d asked as vote %d", c.votes, c.outcomes, runs+1, vote)
+			}
+			runs++
+			if runs > len(c.outcomes) {
+				t.Fatalf("votes %d %s: run %d beyond the outcomes", c.votes, c.outcomes, runs)
+			}
+			return Step{Pass: c.outcomes[runs-1] == 'P'}, nil
+		})
+		if err != nil || st.Pass != c.pass || runs != c.runs {
+			t.Errorf("votes %d %s: pass %v after %d runs (%v), want %v after %d", c.votes, c.outcomes, st.Pass, runs, err, c.pass, c.runs)
+		}
+	}
+}
+
+func TestStretch(t *testing.T) {
+	for _, c := range []struct {
+		minOps int64
+		target float64
+		dur    time.Duration
+		want   time.Duration
+	}{
+		{200, 500, 2 * time.Second, 2 * time.Second},        // 1,000 operations already
+		{200, 31, 2 * time.Second, 6500 * time.Millisecond}, // 6.45 s, rounded up
+		{200, 10, 2 * time.Second, 20 * time.Second},        // exactly the bound
+		{10000, 10, 2 * time.Second, 20 * time.Second},      // 1,000 s: at most 10×
+		{0, 31, 2 * time.Second, 2 * time.Second},           // no latency term
+	} {
+		if got := stretch(c.minOps, c.target, c.dur); got != c.want {
+			t.Errorf("stretch(%d ops, %g ops/s, %v) = %v, want %v", c.minOps, c.target, c.dur, got, c.want)
+		}
 	}
 }

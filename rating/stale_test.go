@@ -21,6 +21,7 @@ func TestUnpredictableTermOnPebble(t *testing.T) {
 			Props: []string{"recordcount=500", "pebble.dir=" + filepath.Join(dir, "data")}},
 		SLA: mustSLA(t, "p99<2s", "unpredictable<0.01%"), Step: time.Second, SLADuration: time.Second,
 		Start: 100, Max: 200, Reset: ResetKeep,
+		Votes: 1, Warmup: -1, MinTail: -1, // the resets are under test here, not the verdicts
 	}, Hooks{})
 	if err != nil {
 		t.Fatal(err)

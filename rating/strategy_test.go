@@ -21,6 +21,7 @@ func TestStrategiesOnPebble(t *testing.T) {
 					Props: []string{"recordcount=2000", "dataintegrity=true", "pebble.dir=" + filepath.Join(dir, "data")}},
 				SLA: mustSLA(t, "p99<2s"), Step: time.Second, SLADuration: time.Second,
 				Start: 200, Max: 400, Reset: strategy,
+				Votes: 1, Warmup: -1, MinTail: -1, // the resets are under test here, not the verdicts
 			}, Hooks{})
 			if err != nil {
 				t.Fatal(err)
@@ -65,6 +66,7 @@ func keepRating(t *testing.T, slaTerms string, props ...string) *Rating {
 			Props: append([]string{"recordcount=5000", "sqlite.path=" + filepath.Join(dir, "ycsb.db")}, props...)},
 		SLA: mustSLA(t, slaTerms), Step: time.Second, SLADuration: time.Second,
 		Start: 100, Max: 1600, Reset: ResetKeep,
+		Votes: 1, Warmup: -1, MinTail: -1, // the resets are under test here, not the verdicts
 	}, Hooks{})
 	if err != nil {
 		t.Fatal(err)

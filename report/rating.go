@@ -71,6 +71,9 @@ func Rating(w io.Writer, r results.Rating) error {
 		if s.Pass {
 			pass = "pass"
 		}
+		if v, ok := strings.CutPrefix(s.Reason, "vote "); ok && len(v) > 0 && v[0] >= '2' && v[0] <= '9' {
+			pass += " (vote " + v[:1] + ")" // a repeat of a failed target
+		}
 		if s.StoppedEarly {
 			early = "stopped"
 		}

@@ -277,3 +277,33 @@ func mustParse(t *testing.T, e string) SLA {
 	}
 	return s
 }
+
+func TestMinSample(t *testing.T) {
+	half := func(op string) float64 {
+		if op == "READ" {
+			return 0.5
+		}
+		return 0
+	}
+	for _, c := range []struct {
+		terms []string
+		tail  int
+		share func(string) float64
+		want  int64
+	}{
+		{[]string{"p95<10ms"}, 10, nil, 200},
+		{[]string{"p99<10ms"}, 10, nil, 1000},
+		{[]string{"p99.9<1s"}, 10, nil, 10000},
+		{[]string{"p50<1s"}, 10, nil, 20},
+		{[]string{"p95<10ms", "p99<1s"}, 10, nil, 1000}, // the strictest percentile
+		{[]string{"READ.p95<10ms"}, 10, half, 400},      // reads are half the operations
+		{[]string{"UPDATE.p95<10ms"}, 10, half, 200},    // unknown share: all
+		{[]string{"errors<1%", "dropped=0"}, 10, nil, 0},
+		{[]string{"p95<10ms"}, 0, nil, 0},
+	} {
+		s := mustParse(t, strings.Join(c.terms, ","))
+		if got := s.MinSample(c.tail, c.share); got != c.want {
+			t.Errorf("%v tail %d: MinSample %d, want %d", c.terms, c.tail, got, c.want)
+		}
+	}
+}

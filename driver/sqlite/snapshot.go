@@ -10,9 +10,13 @@ import (
 	"strings"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/sqltable"
 )
 
-var _ driver.Snapshotter = (*DB)(nil)
+var (
+	_ driver.Snapshotter = (*DB)(nil)
+	_ driver.KeyRestorer = (*DB)(nil)
+)
 
 // snapshotPath is image name's file, beside the database file.
 func (db *DB) snapshotPath(name string) (string, error) {
@@ -66,6 +70,47 @@ func (db *DB) Snapshot(ctx context.Context, table, name string) error {
 // Restore puts table back from the copy: the copy is attached and the
 // table's rows replaced by the copy's in one transaction.
 func (db *DB) Restore(ctx context.Context, table, name string) error {
+	t := quoteIdent(table)
+	return db.fromSnapshot(ctx, table, name, func(c *sql.Conn) error {
+		if _, err := c.ExecContext(ctx, "DELETE FROM main."+t); err != nil {
+			return err
+		}
+		_, err := c.ExecContext(ctx, "INSERT INTO main."+t+" SELECT * FROM dbrig_snapshot."+t)
+		return err
+	})
+}
+
+// RestoreKeys puts back only the records keys from the copy, in one
+// transaction: delete them, insert the copy's rows of them (a key the copy
+// does not hold, one an experiment inserted, is just deleted).
+func (db *DB) RestoreKeys(ctx context.Context, table, name string, keys []string) error {
+	t, k := quoteIdent(table), quoteIdent(sqltable.KeyColumn)
+	return db.fromSnapshot(ctx, table, name, func(c *sql.Conn) error {
+		del, err := c.PrepareContext(ctx, "DELETE FROM main."+t+" WHERE "+k+" = ?")
+		if err != nil {
+			return err
+		}
+		defer del.Close()
+		ins, err := c.PrepareContext(ctx, "INSERT INTO main."+t+" SELECT * FROM dbrig_snapshot."+t+" WHERE "+k+" = ?")
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for _, key := range keys {
+			if _, err := del.ExecContext(ctx, key); err != nil {
+				return err
+			}
+			if _, err := ins.ExecContext(ctx, key); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// fromSnapshot attaches the copy of name read-only and runs restore in one
+// immediate transaction.
+func (db *DB) fromSnapshot(ctx context.Context, table, name string, restore func(*sql.Conn) error) error {
 	src, err := db.snapshotPath(name)
 	if err != nil {
 		return err
@@ -82,17 +127,16 @@ func (db *DB) Restore(ctx context.Context, table, name string) error {
 		return fmt.Errorf("sqlite: restore %s: attach: %w", name, err)
 	}
 	defer c.ExecContext(context.WithoutCancel(ctx), "DETACH DATABASE dbrig_snapshot")
-	t := quoteIdent(table)
-	for _, stmt := range []string{
-		"BEGIN IMMEDIATE",
-		"DELETE FROM main." + t,
-		"INSERT INTO main." + t + " SELECT * FROM dbrig_snapshot." + t,
-		"COMMIT",
-	} {
-		if _, err := c.ExecContext(ctx, stmt); err != nil {
-			c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-			return fmt.Errorf("sqlite: restore %s of %s: %w", name, table, err)
-		}
+	if _, err := c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return fmt.Errorf("sqlite: restore %s of %s: %w", name, table, err)
+	}
+	if err := restore(c); err != nil {
+		c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		return fmt.Errorf("sqlite: restore %s of %s: %w", name, table, err)
+	}
+	if _, err := c.ExecContext(ctx, "COMMIT"); err != nil {
+		c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		return fmt.Errorf("sqlite: restore %s of %s: %w", name, table, err)
 	}
 	return nil
 }

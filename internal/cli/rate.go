@@ -27,6 +27,8 @@ type rateFlags struct {
 	reset       string
 	max         float64
 	noEarly     bool
+	votes       int
+	minTail     int
 }
 
 // rateCmd: dbrig rate [run flags] --sla EXPR … — or dbrig rate list,
@@ -46,6 +48,8 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&rf.reset, "reset", rating.ResetReload, "how the data set is reset between experiments: "+strings.Join(rating.Strategies, ", "))
 	fs.Float64Var(&rf.max, "max", 0, "the highest rate (or clients) to try (0 = no bound)")
 	fs.BoolVar(&rf.noEarly, "no-early-stop", false, "run every experiment for its full length, even when its outcome is certain")
+	fs.IntVar(&rf.votes, "votes", rating.DefaultVotes, "a target that fails is run again until a majority of up to this many runs agrees (odd; 1 = no repeats); a pass is taken at once")
+	fs.IntVar(&rf.minTail, "min-tail", rating.DefaultMinTail, "by rate, each experiment lasts until this many operations lie beyond the SLA's percentile (p95: 20× as many in all; at most 10× --duration); 0 = no minimum")
 	var sets listFlag
 	fs.Var(&sets, "set", "with an experiment FILE: override a value of the file (key.path=value, e.g. rate.reset=keep); repeatable")
 	dry := fs.Bool("dry-run", false, "with an experiment FILE: print what the rating would run and exit")
@@ -92,6 +96,9 @@ func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) er
 			}
 			if s.StoppedEarly {
 				verdict = "FAIL, stopped early"
+			}
+			if s.Vote > 0 {
+				verdict += fmt.Sprintf(" (vote %d)", s.Vote)
 			}
 			var terms []string
 			for _, t := range s.Terms {
@@ -141,7 +148,23 @@ func (rf *rateFlags) options(f *runFlags, args []string) (rating.Options, error)
 	if f.set["hdrlog"] {
 		return o, usagef("--hdrlog: a rating runs several experiments; use dbrig run at the answer for a log")
 	}
-	o = rating.Options{SLA: s, By: rf.by, Precision: prec, SLADuration: rf.slaDuration, Max: rf.max, Reset: rf.reset, NoEarlyStop: rf.noEarly}
+	o = rating.Options{SLA: s, By: rf.by, Precision: prec, SLADuration: rf.slaDuration, Max: rf.max, Reset: rf.reset, NoEarlyStop: rf.noEarly,
+		Votes: rf.votes, MinTail: rf.minTail}
+	if rf.votes < 1 || rf.votes%2 == 0 {
+		return o, usagef("--votes %d: expected an odd number of runs (1: every first verdict is final, 3: a failure must repeat)", rf.votes)
+	}
+	if rf.minTail < 0 {
+		return o, usagef("--min-tail %d: expected a number of operations, 0 for no minimum", rf.minTail)
+	}
+	if rf.minTail == 0 {
+		o.MinTail = -1
+	}
+	// Every experiment warms up (default: 1 s, at most half of it) so that
+	// connections opened by its fresh driver are not in the SLA's sample;
+	// --warmup 0 turns that off.
+	if f.set["warmup"] && f.warmup == 0 {
+		o.Warmup = -1
+	}
 	// --rate and --clients say where the search starts; --duration is each
 	// search experiment's length (default: a quarter of the SLA's, at least 2 s).
 	base := *f
@@ -211,6 +234,10 @@ func printRating(ctx context.Context, e *env, f *runFlags, r *rating.Rating) err
 	fmt.Fprintln(out)
 	if err := report.Rating(out, stored); err != nil {
 		return err
+	}
+	fmt.Fprintf(out, "rule: %s\n", r.Rule)
+	if r.Left != "" {
+		fmt.Fprintf(out, "data set: %s at the end (as loaded: a next rating can use --skip-load)\n", r.Left)
 	}
 	if f.jsonOut {
 		enc := json.NewEncoder(e.stdout)
