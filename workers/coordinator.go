@@ -511,6 +511,7 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 		}
 	}
 	var wivs []results.WorkerInterval
+	diag := newDiagnosis(c.opts.Shares)
 	accs := map[string]*measure.Accumulator{}
 	var phases []string
 	errs := map[string][]measure.ErrorSample{}
@@ -603,7 +604,14 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 				}
 				c.opts.OnWorkerInterval(f.w, iv)
 			}
-			row := results.WorkerInterval{Index: f.w, Phase: wi.Phase, Seq: wi.Seq, Dropped: wi.Dropped, LagP99: wi.LagP99}
+			row := results.WorkerInterval{Index: f.w, Phase: wi.Phase, Seq: wi.Seq, Dropped: wi.Dropped, LagP99: wi.LagP99,
+				TargetRate: wi.TargetRate}
+			p99, err := diag.add(f.w, wi)
+			if err != nil {
+				lose(f.w, f.at, results.WorkerFailed, fmt.Sprintf("interval %s/%d: %v", wi.Phase, wi.Seq, err))
+				return
+			}
+			row.RespP99 = p99
 			for _, o := range wi.Ops {
 				row.Ops += o.Count
 				row.Errors += o.Errors
@@ -712,7 +720,9 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 	rows := make([]results.Worker, n)
 	var lost []results.Worker
 	for i, s := range st {
-		w := results.Worker{Index: i, Ops: s.ops, Records: s.records, Status: s.status, LostAt: s.lostAt, Detail: s.detail}
+		w := results.Worker{Index: i, Ops: s.ops, Records: s.records, Status: s.status, LostAt: s.lostAt, Detail: s.detail,
+			Clients: diag.clients[i]}
+		w.RespP50, w.RespP99, w.LagP99 = diag.figures(i)
 		if cn := conns[i]; cn != nil {
 			w.Host, w.PID, w.ClockOffset, w.RTT = cn.host, cn.pid, cn.offset, cn.rtt
 		}
