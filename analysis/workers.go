@@ -153,7 +153,9 @@ func WorkersOf(r Run) *Workers {
 
 // diagnose sets Expected, Behind and Reasons of every worker.
 func diagnose(ws []WorkerFigures) {
-	kept := func(f WorkerFigures) bool { return f.Status == results.WorkerDone || f.Status == results.WorkerInterrupted }
+	kept := func(f WorkerFigures) bool {
+		return f.Status == results.WorkerDone || f.Status == results.WorkerInterrupted
+	}
 	for i := range ws {
 		f := &ws[i]
 		switch f.Status {

@@ -65,7 +65,7 @@ func TestWorkersOf(t *testing.T) {
 			ws: []results.Worker{done(0, 2, 20), done(1, 2, 900), done(2, 2, 25)}, ops: []int64{500, 500, 500}, target: []float64{500, 500, 500},
 			behind: []bool{false, false, false}},
 		{name: "a lost worker",
-			ws: []results.Worker{done(0, 2, 50), {Index: 1, Status: results.WorkerLost, LostAt: lostAt, Detail: "connection lost: EOF", Clients: 2}},
+			ws:  []results.Worker{done(0, 2, 50), {Index: 1, Status: results.WorkerLost, LostAt: lostAt, Detail: "connection lost: EOF", Clients: 2}},
 			ops: []int64{500, 500}, target: []float64{500, 500},
 			behind: []bool{false, true}, flagHas: []string{"worker 1 was lost at +5.0s (connection lost: EOF)"}},
 	}

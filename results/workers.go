@@ -41,7 +41,7 @@ type WorkerInterval struct {
 	Phase           string
 	Seq             int
 	Ops, Errors     int64
-	Dropped, LagP99 int64 // LagP99 in µs
+	Dropped, LagP99 int64   // LagP99 in µs
 	RespP99         int64   // response time p99 of the second, all operations, µs
 	TargetRate      float64 // the share's target ops/s in the second (0: none)
 }
