@@ -11,7 +11,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/report"
+	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/workers"
 )
 
@@ -135,4 +138,14 @@ func benchOnWorkers(e *env) experiment.RunOnWorkers {
 	return func(ctx context.Context, p *experiment.Plan, n int, h experiment.Hooks) (*experiment.Outcome, error) {
 		return executeOnWorkers(ctx, e, workerFlags{workers: n, listen: "127.0.0.1:0", spawn: true, connectTimeout: 60 * time.Second}, p, h)
 	}
+}
+
+// runShowJSON prints dbrig runs show --json: the run's result and, for a
+// distributed run, its workers' figures and flags.
+func runShowJSON(ctx context.Context, e *env, store *results.Store, id int64) error {
+	runs, err := analysis.ReadRuns(ctx, store, []int64{id})
+	if err != nil {
+		return err
+	}
+	return report.RunJSON(e.stdout, runs[0])
 }

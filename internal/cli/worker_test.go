@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"path/filepath"
 	"strings"
@@ -85,5 +86,36 @@ func TestRunWorkersNoSpawn(t *testing.T) {
 	ws, err := s.Workers(context.Background(), 1)
 	if err != nil || len(ws) != 2 || ws[0].Ops+ws[1].Ops != 1001 {
 		t.Errorf("worker rows %+v, %v: want 2 adding up to 1001 operations", ws, err)
+	}
+	// runs show --json has the per-worker figures.
+	code, stdout, stderr = dbrig(t, ctx, "runs", "show", "1", "--json", "--store", store)
+	if code != 0 {
+		t.Fatalf("runs show --json: exit %d: %s", code, stderr)
+	}
+	var shown struct {
+		RunID   int64 `json:"run_id"`
+		Workers struct {
+			Phase   string `json:"phase"`
+			Workers []struct {
+				Index     int     `json:"index"`
+				Ops       int64   `json:"ops"`
+				P99US     int64   `json:"p99_us"`
+				OpsPerSec float64 `json:"throughput"`
+				Status    string  `json:"status"`
+			} `json:"workers"`
+			Flags []string `json:"flags"`
+		} `json:"workers"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &shown); err != nil {
+		t.Fatalf("runs show --json: %v\n%s", err, stdout)
+	}
+	w := shown.Workers
+	if shown.RunID != 1 || w.Phase != "measure" || len(w.Workers) != 2 || w.Workers[0].Ops+w.Workers[1].Ops != 1001 {
+		t.Errorf("runs show --json workers = %+v, want the measure phase of 2 workers adding up to 1001 operations", w)
+	}
+	for _, f := range w.Workers {
+		if f.Status != "done" || f.P99US <= 0 || f.OpsPerSec <= 0 {
+			t.Errorf("worker %+v: want done, a p99 and a throughput", f)
+		}
 	}
 }
