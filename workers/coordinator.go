@@ -16,9 +16,12 @@ package workers
 import (
 	"context"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"sort"
@@ -56,6 +59,9 @@ type Options struct {
 	Grace time.Duration
 	// LostAfter is how long a silent worker is given (wire.LostAfter when 0).
 	LostAfter time.Duration
+	// TLS, if set, serves the workers over TLS (ServerTLS); nil: HTTP/2
+	// over cleartext TCP.
+	TLS *tls.Config
 	// OnWorkerInterval, if set, sees every worker's interval as received
 	// (in the coordinator's clock) before it is merged: for diagnosis and
 	// for tests that check the merge against its parts.
@@ -173,8 +179,17 @@ func Listen(opts Options) (*Coordinator, error) {
 	mux.HandleFunc("POST "+wire.PathWorker, c.serveWorker)
 	protos := new(http.Protocols)
 	protos.SetHTTP1(true)
-	protos.SetUnencryptedHTTP2(true)
 	c.srv = &http.Server{Handler: mux, Protocols: protos, ReadHeaderTimeout: 10 * time.Second}
+	if opts.TLS != nil {
+		// A stray client's failed handshake is no run's business (a
+		// worker that does not trust the certificate says so itself).
+		c.srv.ErrorLog = log.New(io.Discard, "", 0)
+		protos.SetHTTP2(true)
+		c.srv.TLSConfig = opts.TLS.Clone()
+		go c.srv.ServeTLS(ln, "", "")
+		return c, nil
+	}
+	protos.SetUnencryptedHTTP2(true)
 	go c.srv.Serve(ln)
 	return c, nil
 }
@@ -183,7 +198,12 @@ func Listen(opts Options) (*Coordinator, error) {
 func (c *Coordinator) Addr() string { return c.ln.Addr().String() }
 
 // URL is what workers are given as --coordinator.
-func (c *Coordinator) URL() string { return "http://" + c.Addr() }
+func (c *Coordinator) URL() string {
+	if c.opts.TLS != nil {
+		return "https://" + c.Addr()
+	}
+	return "http://" + c.Addr()
+}
 
 // Close ends every worker's stream and stops listening.
 func (c *Coordinator) Close() error {
