@@ -22,6 +22,12 @@ func TestWorkerFlagsBadInput(t *testing.T) {
 		{[]string{"run", "--driver", "null", "-p", "recordcount=3", "--clients", "8", "--workers", "4"}, "inserts 3 records"},
 		{[]string{"run", "--driver", "null", "-p", "recordcount=100", "--clients", "2", "--workers", "4"}, "2 clients"},
 		{[]string{"run", "--driver", "null", "-p", "recordcount=100", "--rate", "3", "--duration", "1s", "--workers", "4"}, "below 1 op/s"},
+		{[]string{"run", "--tls-cert", "c.pem", "--tls-key", "k.pem"}, "belong to --workers"},
+		{[]string{"run", "--workers", "2", "--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
+		{[]string{"run", "--workers", "2", "--spawn=false", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-ca", "ca.pem"}, "give it to dbrig worker"},
+		{[]string{"run", "--driver", "null", "-p", "recordcount=100", "--clients", "2", "--workers", "2", "--tls-cert", "/nonexistent/c.pem", "--tls-key", "/nonexistent/k.pem"}, "--tls-cert /nonexistent/c.pem"},
+		{[]string{"worker", "--coordinator", "https://127.0.0.1:1", "--index", "0", "--tls-ca", "/nonexistent/ca.pem"}, "--tls-ca /nonexistent/ca.pem"},
+		{[]string{"worker", "--coordinator", "127.0.0.1:1", "--index", "0"}, "expected http://HOST:PORT or https://"},
 		{[]string{"worker"}, "--coordinator URL is required"},
 		{[]string{"worker", "--coordinator", "http://127.0.0.1:1"}, "no index"},
 	}
