@@ -490,7 +490,20 @@ type workerState struct {
 	lostAt             time.Time
 	detail             string
 	ops, records       int64
+	loaded             int64 // records inserted, by the intervals received
 	ended              map[string]bool
+}
+
+// missingKeys says which key range a worker lost while loading leaves
+// partly missing: its share's insertstart/insertcount.
+func missingKeys(sh experiment.Share, loaded int64) string {
+	first, err1 := strconv.ParseInt(sh.LoadProps["insertstart"], 10, 64)
+	count, err2 := strconv.ParseInt(sh.LoadProps["insertcount"], 10, 64)
+	if err1 != nil || err2 != nil || count <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" after inserting about %d of its %d records: key numbers %d to %d (its share, insertstart=%d insertcount=%d) are partly missing",
+		loaded, count, first, first+count-1, first, count)
 }
 
 // LostError says which workers a run lost or that failed: the run went on
@@ -596,7 +609,7 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 		if loading && partial == nil {
 			// A worker lost while loading leaves the data set partial: no
 			// base for a benchmark (as a failed load in one process).
-			partial = fmt.Errorf("load phase: worker %d was lost, so the data set is partial: the run phases did not start", i)
+			partial = fmt.Errorf("load phase: worker %d was lost%s, so the data set is partial: the run phases did not start", i, missingKeys(c.opts.Shares[i], s.loaded))
 			stopAll("worker " + strconv.Itoa(i) + " was lost during the load phase")
 		}
 	}
@@ -638,6 +651,8 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 			}
 			if wi.Phase != measure.PhaseLoad {
 				s.ops += row.Ops
+			} else {
+				s.loaded += row.Ops - row.Errors
 			}
 			wivs = append(wivs, row)
 			if err := m.addWire(f.w, wi, cn.offset); err != nil {
