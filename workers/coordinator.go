@@ -638,13 +638,7 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 				c.opts.OnWorkerInterval(f.w, iv)
 			}
 			row := results.WorkerInterval{Index: f.w, Phase: wi.Phase, Seq: wi.Seq, Dropped: wi.Dropped, LagP99: wi.LagP99,
-				TargetRate: wi.TargetRate}
-			p99, err := diag.add(f.w, wi)
-			if err != nil {
-				lose(f.w, f.at, results.WorkerFailed, fmt.Sprintf("interval %s/%d: %v", wi.Phase, wi.Seq, err))
-				return
-			}
-			row.RespP99 = p99
+				TargetRate: wi.TargetRate, RespP99: wi.RespP99}
 			for _, o := range wi.Ops {
 				row.Ops += o.Count
 				row.Errors += o.Errors
@@ -676,6 +670,7 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 			}
 		case msg.PhaseDone != nil:
 			p := msg.PhaseDone
+			diag.phaseDone(f.w, p)
 			m.endPhase(f.w, p.Phase)
 			s.ended[p.Phase] = true
 			errs[p.Phase] = mergeErrors(errs[p.Phase], p.Errors)

@@ -353,7 +353,8 @@ func (w *worker) perform(ctx context.Context, r *experiment.ShareRunner, st wire
 			return obs.err
 		}
 		for _, s := range sums {
-			w.send(&wire.Msg{PhaseDone: &wire.PhaseDone{Phase: s.Phase, Errors: s.Errors}})
+			w.send(&wire.Msg{PhaseDone: &wire.PhaseDone{Phase: s.Phase, Errors: s.Errors,
+				RespP50: s.Overall.Response.P50, RespP99: s.Overall.Response.P99, LagP99: s.Lag.P99}})
 		}
 		return err
 	}
