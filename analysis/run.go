@@ -32,6 +32,9 @@ type Run struct {
 	// Gauges are figures sampled from the system in a run with faults
 	// (PostgreSQL replicas' lag; replication.go).
 	Gauges []results.Gauge
+	// WorkerIntervals are a distributed run's per-worker seconds (nil for
+	// one process; workers.go).
+	WorkerIntervals []results.WorkerInterval
 	// Summary is the phase the tables show (see ShownPhase); nil without
 	// phases. SummaryNote says why it is not a measure phase, if it is not.
 	Summary     *measure.Summary
@@ -107,6 +110,11 @@ func ReadRuns(ctx context.Context, store *results.Store, ids []int64) ([]Run, er
 		if r.Headline, err = store.RunMetrics(ctx, id); err != nil {
 			return nil, err
 		}
+		if len(d.Workers) > 0 {
+			if r.WorkerIntervals, err = store.WorkerIntervals(ctx, id); err != nil {
+				return nil, err
+			}
+		}
 		if hasFaults(d) {
 			if r.Timeline, err = store.Timeline(ctx, id); err != nil {
 				return nil, err
@@ -132,6 +140,9 @@ type Set struct {
 	// Deltas compares every other run with the first, the base:
 	// Deltas[i] is Runs[i+1] against Runs[0]. Nil with one run.
 	Deltas []Delta
+	// Workers diagnoses each distributed run's workers (workers.go): nil
+	// at a run of one process. Their charts are in Charts too.
+	Workers []*Workers
 }
 
 // Read reads the runs from the store and analyses them.
@@ -148,6 +159,13 @@ func Read(ctx context.Context, store *results.Store, ids []int64) (*Set, error) 
 func Analyze(runs []Run) *Set {
 	s := &Set{Runs: runs, Ops: opsOf(runs)}
 	s.Charts = charts(runs, s.Ops)
+	s.Workers = make([]*Workers, len(runs))
+	for i, r := range runs {
+		if w := WorkersOf(r); w != nil {
+			s.Workers[i] = w
+			s.Charts = append(s.Charts, w.Charts...)
+		}
+	}
 	if len(runs) > 1 {
 		for _, r := range runs[1:] {
 			s.Deltas = append(s.Deltas, Diff(runs[0].Summary, r.Summary))

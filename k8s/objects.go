@@ -92,6 +92,9 @@ type Spec struct {
 	PullPolicy           corev1.PullPolicy
 	// TTL: ttlSecondsAfterFinished of both Jobs (0: none, dbrig deletes them).
 	TTL time.Duration
+	// TLS: workers reach the coordinator over TLS with a fresh CA in the
+	// Secret (tls.go).
+	TLS bool
 }
 
 var runIDRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,18}[a-z0-9])?$`)
@@ -250,6 +253,11 @@ func Build(s Spec) (*Objects, error) {
 
 	worker := container(s, "worker", []string{"worker", "--coordinator", CoordinatorURL(&s), "--connect-timeout", timeout.String()}, s.WorkerResources)
 	o.Workers = job(s, name+"-workers", RoleWorker, s.Workers, true, worker)
+	if s.TLS {
+		if err := addTLS(o, s, secret); err != nil {
+			return nil, err
+		}
+	}
 	return o, nil
 }
 

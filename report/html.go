@@ -103,6 +103,7 @@ type view struct {
 	Ops     []opCharts
 	Errors  chartRef
 	Nodes   []chartRef       // what the processes did (CPU, memory, I/O per node)
+	Workers []workersView    // each distributed run's workers (workers.go)
 	Charts  []analysis.Chart // the JSON block read by report.js
 	Made    string
 }
@@ -190,6 +191,7 @@ func newView(rep *analysis.Set) *view {
 		names = append(names, rv.Label)
 	}
 	v.Title = "dbrig report: " + strings.Join(names, ", ")
+	v.Workers = workersViews(rep, names)
 	if !v.Multi && len(rep.Runs) == 1 {
 		d := rep.Runs[0].Detail
 		v.Title = fmt.Sprintf("dbrig report: run %d — %s %s, %s", d.ID, d.System, d.ServerVersion, d.Workload)

@@ -20,6 +20,10 @@ type Worker struct {
 	Status      string        // WorkerDone, WorkerFailed, WorkerLost, WorkerInterrupted
 	LostAt      time.Time     // zero unless lost
 	Detail      string
+	Clients     int // the share's clients
+	// The worker's own measure phase, all operations (µs; 0 without one):
+	// percentiles do not add, so the merge cannot give them back.
+	RespP50, RespP99, LagP99 int64
 }
 
 // Worker statuses.
@@ -37,7 +41,9 @@ type WorkerInterval struct {
 	Phase           string
 	Seq             int
 	Ops, Errors     int64
-	Dropped, LagP99 int64 // LagP99 in µs
+	Dropped, LagP99 int64   // LagP99 in µs
+	RespP99         int64   // response time p99 of the second, all operations, µs
+	TargetRate      float64 // the share's target ops/s in the second (0: none)
 }
 
 // AddWorkers stores the workers of a distributed run.
@@ -48,9 +54,11 @@ func (s *Store) AddWorkers(ctx context.Context, runID int64, ws []Worker) error 
 			if !w.LostAt.IsZero() {
 				lost = fmtTime(w.LostAt)
 			}
-			if err := t.exec(ctx, `INSERT INTO run_workers (run_id, idx, host, pid, clock_offset_us, rtt_us, ops, records, status, lost_at, detail)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				runID, w.Index, w.Host, w.PID, w.ClockOffset.Microseconds(), w.RTT.Microseconds(), w.Ops, w.Records, w.Status, lost, w.Detail); err != nil {
+			if err := t.exec(ctx, `INSERT INTO run_workers (run_id, idx, host, pid, clock_offset_us, rtt_us, ops, records, status, lost_at, detail,
+				clients, resp_p50_us, resp_p99_us, lag_p99_us)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				runID, w.Index, w.Host, w.PID, w.ClockOffset.Microseconds(), w.RTT.Microseconds(), w.Ops, w.Records, w.Status, lost, w.Detail,
+				w.Clients, w.RespP50, w.RespP99, w.LagP99); err != nil {
 				return err
 			}
 		}
@@ -66,8 +74,8 @@ func (s *Store) AddWorkers(ctx context.Context, runID int64, ws []Worker) error 
 func (s *Store) AddWorkerIntervals(ctx context.Context, runID int64, ivs []WorkerInterval) error {
 	err := s.tx(ctx, func(t *txn) error {
 		for _, w := range ivs {
-			if err := t.exec(ctx, `INSERT INTO run_worker_intervals (run_id, idx, phase, seq, ops, errors, dropped, lag_p99_us)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, runID, w.Index, w.Phase, w.Seq, w.Ops, w.Errors, w.Dropped, w.LagP99); err != nil {
+			if err := t.exec(ctx, `INSERT INTO run_worker_intervals (run_id, idx, phase, seq, ops, errors, dropped, lag_p99_us, resp_p99_us, target_rate)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runID, w.Index, w.Phase, w.Seq, w.Ops, w.Errors, w.Dropped, w.LagP99, w.RespP99, w.TargetRate); err != nil {
 				return err
 			}
 		}
@@ -82,8 +90,8 @@ func (s *Store) AddWorkerIntervals(ctx context.Context, runID int64, ivs []Worke
 // Workers returns the workers of a run by index (none for a run of one
 // process).
 func (s *Store) Workers(ctx context.Context, runID int64) ([]Worker, error) {
-	rows, err := s.query(ctx, `SELECT idx, host, pid, clock_offset_us, rtt_us, ops, records, status, lost_at, detail
-		FROM run_workers WHERE run_id = ? ORDER BY idx`, runID)
+	rows, err := s.query(ctx, `SELECT idx, host, pid, clock_offset_us, rtt_us, ops, records, status, lost_at, detail,
+		clients, resp_p50_us, resp_p99_us, lag_p99_us FROM run_workers WHERE run_id = ? ORDER BY idx`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("workers of run %d: %w", runID, err)
 	}
@@ -93,7 +101,8 @@ func (s *Store) Workers(ctx context.Context, runID int64) ([]Worker, error) {
 		var w Worker
 		var off, rtt int64
 		var lost sql.NullString
-		if err := rows.Scan(&w.Index, &w.Host, &w.PID, &off, &rtt, &w.Ops, &w.Records, &w.Status, &lost, &w.Detail); err != nil {
+		if err := rows.Scan(&w.Index, &w.Host, &w.PID, &off, &rtt, &w.Ops, &w.Records, &w.Status, &lost, &w.Detail,
+			&w.Clients, &w.RespP50, &w.RespP99, &w.LagP99); err != nil {
 			return nil, fmt.Errorf("workers of run %d: %w", runID, err)
 		}
 		w.ClockOffset, w.RTT = time.Duration(off)*time.Microsecond, time.Duration(rtt)*time.Microsecond
@@ -110,7 +119,7 @@ func (s *Store) Workers(ctx context.Context, runID int64) ([]Worker, error) {
 // WorkerIntervals returns the workers' shares of a run's merged intervals,
 // by phase order of storage, seq and worker.
 func (s *Store) WorkerIntervals(ctx context.Context, runID int64) ([]WorkerInterval, error) {
-	rows, err := s.query(ctx, `SELECT idx, phase, seq, ops, errors, dropped, lag_p99_us
+	rows, err := s.query(ctx, `SELECT idx, phase, seq, ops, errors, dropped, lag_p99_us, resp_p99_us, target_rate
 		FROM run_worker_intervals WHERE run_id = ? ORDER BY phase, seq, idx`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("worker intervals of run %d: %w", runID, err)
@@ -119,7 +128,7 @@ func (s *Store) WorkerIntervals(ctx context.Context, runID int64) ([]WorkerInter
 	var out []WorkerInterval
 	for rows.Next() {
 		var w WorkerInterval
-		if err := rows.Scan(&w.Index, &w.Phase, &w.Seq, &w.Ops, &w.Errors, &w.Dropped, &w.LagP99); err != nil {
+		if err := rows.Scan(&w.Index, &w.Phase, &w.Seq, &w.Ops, &w.Errors, &w.Dropped, &w.LagP99, &w.RespP99, &w.TargetRate); err != nil {
 			return nil, fmt.Errorf("worker intervals of run %d: %w", runID, err)
 		}
 		out = append(out, w)

@@ -25,7 +25,8 @@ func testWorkers(t *testing.T, s *Store) {
 	}
 	lost := time.Date(2026, 1, 2, 3, 4, 9, 250000000, time.UTC)
 	want := []Worker{
-		{Index: 0, Host: "a", PID: 11, ClockOffset: -37 * time.Microsecond, RTT: 120 * time.Microsecond, Ops: 1000, Records: 50, Status: WorkerDone},
+		{Index: 0, Host: "a", PID: 11, ClockOffset: -37 * time.Microsecond, RTT: 120 * time.Microsecond, Ops: 1000, Records: 50, Status: WorkerDone,
+			Clients: 3, RespP50: 210, RespP99: 1900, LagP99: 45},
 		{Index: 1, Host: "b", PID: 12, ClockOffset: 2 * time.Millisecond, RTT: 90 * time.Microsecond, Ops: 400, Records: 50, Status: WorkerLost, LostAt: lost, Detail: "connection lost: EOF"},
 	}
 	if err := s.AddWorkers(ctx, id, want); err != nil {
@@ -39,7 +40,7 @@ func testWorkers(t *testing.T, s *Store) {
 		t.Errorf("Workers = %+v\nwant %+v", got, want)
 	}
 	ivs := []WorkerInterval{
-		{Index: 0, Phase: "measure", Seq: 0, Ops: 500, Errors: 1, Dropped: 2, LagP99: 30},
+		{Index: 0, Phase: "measure", Seq: 0, Ops: 500, Errors: 1, Dropped: 2, LagP99: 30, RespP99: 1700, TargetRate: 512.5},
 		{Index: 1, Phase: "measure", Seq: 0, Ops: 400, LagP99: 0},
 		{Index: 0, Phase: "measure", Seq: 1, Ops: 500},
 	}

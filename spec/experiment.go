@@ -279,6 +279,7 @@ func ParseExperiment(name string, data []byte, sets []string) ([]Experiment, err
 		if err := yaml.Unmarshal([]byte(v), &val); err != nil || len(val.Content) == 0 {
 			val = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}}}
 		}
+		markSet(val.Content[0], "--set "+s)
 		setPath(root, key, val.Content[0])
 		for i := 0; i < len(axes); i++ {
 			if axes[i].key == key {
@@ -478,7 +479,23 @@ func scalarText(n *yaml.Node) string {
 	return strings.TrimSpace(string(b))
 }
 
-func pos(file string, n *yaml.Node) Pos { return Pos{File: file, Line: n.Line, Col: n.Column} }
+func pos(file string, n *yaml.Node) Pos {
+	if src, ok := strings.CutPrefix(n.LineComment, setMark); ok {
+		return Pos{File: src} // a --set value has no line: name the flag
+	}
+	return Pos{File: file, Line: n.Line, Col: n.Column}
+}
+
+// setMark tags the nodes of a --set value (in LineComment, which nothing
+// else reads here), so errors about them name the flag, not FILE:1:1.
+const setMark = "\x00set:"
+
+func markSet(n *yaml.Node, src string) {
+	n.LineComment = setMark + src
+	for _, c := range n.Content {
+		markSet(c, src)
+	}
+}
 
 // yamlError turns the YAML library's syntax error ("yaml: line 3: …") into
 // one with the file name in front.

@@ -137,7 +137,8 @@ func TestParseExperimentErrors(t *testing.T) {
 		{"schedule step with both", base + "load: {schedule: [{rate: 1, ramp_to: 2, for: 1s}]}\n", nil, "load.schedule[0]: expected exactly one of rate"},
 		{"fault without a target", base + "scenario: [{fault: kill}]\n", nil, "x.yaml:3:12: scenario[0]: expected fault and target"},
 		{"fault with a typo", base + "scenario: [{fault: kill, target: leader, att: 1s}]\n", nil, `scenario[0].att: unknown key`},
-		{"set with a bad value", base, []string{"load.clients=x"}, `load.clients: expected an integer, got "x"`},
+		{"set with a bad value", base, []string{"load.clients=x"}, `--set load.clients=x: load.clients: expected an integer, got "x"`},
+		{"set with a bad nested value", base, []string{"load.schedule=[{rate: 1, ramp_to: 2, for: 1s}]"}, `--set load.schedule=[{rate: 1, ramp_to: 2, for: 1s}]: load.schedule[0]: expected exactly one of rate`},
 		{"set without =", base, []string{"load.clients"}, `--set "load.clients": expected key.path=value`},
 		{"set of an unknown key", base, []string{"load.clents=3"}, `--set load.clents: not a key of an experiment file (did you mean "load.clients"?)`},
 	}
@@ -168,6 +169,14 @@ func TestExperimentErrorf(t *testing.T) {
 	}
 	if got := exps[0].Errorf("system.cluster.nodes", "no cluster").Error(); !strings.HasPrefix(got, "x.yaml:2:3: system:") {
 		t.Errorf("Errorf on an unwritten key = %q, want the nearest written one", got)
+	}
+	// A --set value has no line in the file: the error names the flag.
+	exps, err = ParseExperiment("x.yaml", []byte("system: {driver: null}\nworkload: {files: [a]}\nrate: {precision: 5%}\n"), []string{"rate.precision=abc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := exps[0].Errorf("rate.precision", "expected a percentage").Error(); got != "--set rate.precision=abc: rate.precision: expected a percentage" {
+		t.Errorf("Errorf on a --set value = %q", got)
 	}
 }
 

@@ -16,9 +16,12 @@ package workers
 import (
 	"context"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"sort"
@@ -56,6 +59,9 @@ type Options struct {
 	Grace time.Duration
 	// LostAfter is how long a silent worker is given (wire.LostAfter when 0).
 	LostAfter time.Duration
+	// TLS, if set, serves the workers over TLS (ServerTLS); nil: HTTP/2
+	// over cleartext TCP.
+	TLS *tls.Config
 	// OnWorkerInterval, if set, sees every worker's interval as received
 	// (in the coordinator's clock) before it is merged: for diagnosis and
 	// for tests that check the merge against its parts.
@@ -173,8 +179,17 @@ func Listen(opts Options) (*Coordinator, error) {
 	mux.HandleFunc("POST "+wire.PathWorker, c.serveWorker)
 	protos := new(http.Protocols)
 	protos.SetHTTP1(true)
-	protos.SetUnencryptedHTTP2(true)
 	c.srv = &http.Server{Handler: mux, Protocols: protos, ReadHeaderTimeout: 10 * time.Second}
+	if opts.TLS != nil {
+		// A stray client's failed handshake is no run's business (a
+		// worker that does not trust the certificate says so itself).
+		c.srv.ErrorLog = log.New(io.Discard, "", 0)
+		protos.SetHTTP2(true)
+		c.srv.TLSConfig = opts.TLS.Clone()
+		go c.srv.ServeTLS(ln, "", "")
+		return c, nil
+	}
+	protos.SetUnencryptedHTTP2(true)
 	go c.srv.Serve(ln)
 	return c, nil
 }
@@ -183,7 +198,12 @@ func Listen(opts Options) (*Coordinator, error) {
 func (c *Coordinator) Addr() string { return c.ln.Addr().String() }
 
 // URL is what workers are given as --coordinator.
-func (c *Coordinator) URL() string { return "http://" + c.Addr() }
+func (c *Coordinator) URL() string {
+	if c.opts.TLS != nil {
+		return "https://" + c.Addr()
+	}
+	return "http://" + c.Addr()
+}
 
 // Close ends every worker's stream and stops listening.
 func (c *Coordinator) Close() error {
@@ -470,7 +490,20 @@ type workerState struct {
 	lostAt             time.Time
 	detail             string
 	ops, records       int64
+	loaded             int64 // records inserted, by the intervals received
 	ended              map[string]bool
+}
+
+// missingKeys says which key range a worker lost while loading leaves
+// partly missing: its share's insertstart/insertcount.
+func missingKeys(sh experiment.Share, loaded int64) string {
+	first, err1 := strconv.ParseInt(sh.LoadProps["insertstart"], 10, 64)
+	count, err2 := strconv.ParseInt(sh.LoadProps["insertcount"], 10, 64)
+	if err1 != nil || err2 != nil || count <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" after inserting about %d of its %d records: key numbers %d to %d (its share, insertstart=%d insertcount=%d) are partly missing",
+		loaded, count, first, first+count-1, first, count)
 }
 
 // LostError says which workers a run lost or that failed: the run went on
@@ -511,6 +544,7 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 		}
 	}
 	var wivs []results.WorkerInterval
+	diag := newDiagnosis(c.opts.Shares)
 	accs := map[string]*measure.Accumulator{}
 	var phases []string
 	errs := map[string][]measure.ErrorSample{}
@@ -575,7 +609,7 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 		if loading && partial == nil {
 			// A worker lost while loading leaves the data set partial: no
 			// base for a benchmark (as a failed load in one process).
-			partial = fmt.Errorf("load phase: worker %d was lost, so the data set is partial: the run phases did not start", i)
+			partial = fmt.Errorf("load phase: worker %d was lost%s, so the data set is partial: the run phases did not start", i, missingKeys(c.opts.Shares[i], s.loaded))
 			stopAll("worker " + strconv.Itoa(i) + " was lost during the load phase")
 		}
 	}
@@ -603,13 +637,16 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 				}
 				c.opts.OnWorkerInterval(f.w, iv)
 			}
-			row := results.WorkerInterval{Index: f.w, Phase: wi.Phase, Seq: wi.Seq, Dropped: wi.Dropped, LagP99: wi.LagP99}
+			row := results.WorkerInterval{Index: f.w, Phase: wi.Phase, Seq: wi.Seq, Dropped: wi.Dropped, LagP99: wi.LagP99,
+				TargetRate: wi.TargetRate, RespP99: wi.RespP99}
 			for _, o := range wi.Ops {
 				row.Ops += o.Count
 				row.Errors += o.Errors
 			}
 			if wi.Phase != measure.PhaseLoad {
 				s.ops += row.Ops
+			} else {
+				s.loaded += row.Ops - row.Errors
 			}
 			wivs = append(wivs, row)
 			if err := m.addWire(f.w, wi, cn.offset); err != nil {
@@ -633,6 +670,7 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 			}
 		case msg.PhaseDone != nil:
 			p := msg.PhaseDone
+			diag.phaseDone(f.w, p)
 			m.endPhase(f.w, p.Phase)
 			s.ended[p.Phase] = true
 			errs[p.Phase] = mergeErrors(errs[p.Phase], p.Errors)
@@ -712,7 +750,9 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 	rows := make([]results.Worker, n)
 	var lost []results.Worker
 	for i, s := range st {
-		w := results.Worker{Index: i, Ops: s.ops, Records: s.records, Status: s.status, LostAt: s.lostAt, Detail: s.detail}
+		w := results.Worker{Index: i, Ops: s.ops, Records: s.records, Status: s.status, LostAt: s.lostAt, Detail: s.detail,
+			Clients: diag.clients[i]}
+		w.RespP50, w.RespP99, w.LagP99 = diag.figures(i)
 		if cn := conns[i]; cn != nil {
 			w.Host, w.PID, w.ClockOffset, w.RTT = cn.host, cn.pid, cn.offset, cn.rtt
 		}

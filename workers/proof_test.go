@@ -214,9 +214,16 @@ func TestKilledWhileLoading(t *testing.T) {
 	if r.err == nil || !strings.Contains(r.err.Error(), "data set is partial") || r.out == nil || r.out.Status != experiment.StatusFailed {
 		t.Fatalf("run: %v (outcome %+v), want failed: partial data set", r.err, r.out)
 	}
+	// It says which keys: worker 1's share is the second half.
+	if !strings.Contains(r.err.Error(), "key numbers 3000 to 5999 (its share, insertstart=3000 insertcount=3000) are partly missing") {
+		t.Errorf("run error %q does not name worker 1's key range", r.err)
+	}
 	d, err := r.store.Run(context.Background(), r.out.RunID)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(d.Message, "key numbers 3000 to 5999") {
+		t.Errorf("stored message %q does not name the missing key range", d.Message)
 	}
 	if _, ok := d.Phase(measure.PhaseMeasure); ok {
 		t.Error("a measure phase ran on a partial data set")

@@ -2,6 +2,7 @@ package workers
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +32,9 @@ type WorkerOptions struct {
 	Version        string // experiment.Version when empty
 	// LostAfter is how long a silent coordinator is given (wire.LostAfter).
 	LostAfter time.Duration
+	// TLS verifies an https:// coordinator (ClientTLS); nil: the
+	// system's roots.
+	TLS *tls.Config
 	// Log receives one line per notable step (nil: none).
 	Log io.Writer
 }
@@ -44,7 +48,11 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("coordinator %s unreachable for %v: %v", e.URL, e.Timeout, e.Err)
+	hint := ""
+	if strings.HasPrefix(e.URL, "http://") {
+		hint = " (if the coordinator runs with --tls-cert, connect to https://)"
+	}
+	return fmt.Sprintf("coordinator %s unreachable for %v: %v%s", e.URL, e.Timeout, e.Err, hint)
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
@@ -53,11 +61,19 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // the worker stops its run.
 var ErrCoordinatorLost = errors.New("coordinator lost")
 
-// h2cClient speaks HTTP/2 over cleartext TCP (prior knowledge).
-func h2cClient() *http.Client {
+// h2Client speaks HTTP/2: over TLS to an https:// coordinator, else over
+// cleartext TCP (prior knowledge).
+func h2Client(https bool, cfg *tls.Config) *http.Client {
 	protos := new(http.Protocols)
-	protos.SetUnencryptedHTTP2(true)
 	tr := &http.Transport{Protocols: protos, DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext}
+	if https {
+		protos.SetHTTP2(true)
+		if cfg != nil {
+			tr.TLSClientConfig = cfg.Clone()
+		}
+	} else {
+		protos.SetUnencryptedHTTP2(true)
+	}
 	return &http.Client{Transport: tr}
 }
 
@@ -78,7 +94,14 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 		}
 	}
 	url := strings.TrimSuffix(o.Coordinator, "/") + wire.PathWorker
-	client := h2cClient()
+	https := strings.HasPrefix(o.Coordinator, "https://")
+	if !https && !strings.HasPrefix(o.Coordinator, "http://") {
+		return &experiment.InputError{Err: fmt.Errorf("--coordinator %s: expected http://HOST:PORT or https://HOST:PORT", o.Coordinator)}
+	}
+	if o.TLS != nil && !https {
+		return &experiment.InputError{Err: fmt.Errorf("--coordinator %s: --tls-ca is for an https:// coordinator", o.Coordinator)}
+	}
+	client := h2Client(https, o.TLS)
 	defer client.CloseIdleConnections()
 	host, _ := os.Hostname()
 
@@ -105,6 +128,11 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 			break
 		}
 		pw.Close()
+		if err != nil && https {
+			if msg := untrusted(o.Coordinator, err); msg != "" {
+				return &RefusedError{Msg: msg}
+			}
+		}
 		if err == nil {
 			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 			resp.Body.Close()
@@ -325,7 +353,8 @@ func (w *worker) perform(ctx context.Context, r *experiment.ShareRunner, st wire
 			return obs.err
 		}
 		for _, s := range sums {
-			w.send(&wire.Msg{PhaseDone: &wire.PhaseDone{Phase: s.Phase, Errors: s.Errors}})
+			w.send(&wire.Msg{PhaseDone: &wire.PhaseDone{Phase: s.Phase, Errors: s.Errors,
+				RespP50: s.Overall.Response.P50, RespP99: s.Overall.Response.P99, LagP99: s.Lag.P99}})
 		}
 		return err
 	}

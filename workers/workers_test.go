@@ -2,6 +2,7 @@ package workers
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,8 +30,17 @@ func TestMain(m *testing.M) {
 		coord := fs.String("coordinator", "", "")
 		index := fs.Int("index", -1, "")
 		timeout := fs.Duration("connect-timeout", time.Minute, "")
+		ca := fs.String("tls-ca", "", "")
 		_ = fs.Parse(os.Args[2:])
-		err := RunWorker(context.Background(), WorkerOptions{Coordinator: *coord, Index: *index, Token: os.Getenv(TokenEnv), ConnectTimeout: *timeout})
+		o := WorkerOptions{Coordinator: *coord, Index: *index, Token: os.Getenv(TokenEnv), ConnectTimeout: *timeout}
+		if *ca != "" {
+			var err error
+			if o.TLS, err = ClientTLS(*ca); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
+		err := RunWorker(context.Background(), o)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -78,15 +88,18 @@ type setup struct {
 	onStart func(p *Procs)
 	onPhase string // when onStart is called: at the first merged interval of this phase (default measure)
 	// interrupt cancels the run's context (Ctrl-C) where onStart would be called.
-	interrupt bool
+	interrupt  bool
+	tls        *tls.Config // the coordinator's (nil: cleartext)
+	workerArgs []string    // more flags for worker processes (--tls-ca)
 }
 
 type result struct {
-	out   *experiment.Outcome
-	err   error
-	store *results.Store
-	parts *parts
-	c     *Coordinator
+	out    *experiment.Outcome
+	err    error
+	store  *results.Store
+	parts  *parts
+	c      *Coordinator
+	dbPath string
 }
 
 func distributed(t *testing.T, s setup) result {
@@ -103,7 +116,7 @@ func distributed(t *testing.T, s setup) result {
 		t.Fatal(err)
 	}
 	ps := newParts()
-	c, err := Listen(Options{Shares: shares, Token: "t0ken", Ops: plan.Workload.Ops(), OnWorkerInterval: ps.add})
+	c, err := Listen(Options{Shares: shares, Token: "t0ken", Ops: plan.Workload.Ops(), OnWorkerInterval: ps.add, TLS: s.tls})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +134,7 @@ func distributed(t *testing.T, s setup) result {
 			}()
 		}
 	} else {
-		procs, err = Spawn(SpawnOptions{Exe: os.Args[0], Args: []string{"worker"}, Coordinator: c.URL(), Token: "t0ken",
+		procs, err = Spawn(SpawnOptions{Exe: os.Args[0], Args: append([]string{"worker"}, s.workerArgs...), Coordinator: c.URL(), Token: "t0ken",
 			ConnectTimeout: 20 * time.Second, Stderr: testWriter{t}}, s.n)
 		if err != nil {
 			t.Fatal(err)
@@ -146,7 +159,7 @@ func distributed(t *testing.T, s setup) result {
 		t.Fatal(serr)
 	}
 	t.Cleanup(func() { store.Close() })
-	return result{out: out, err: err, store: store, parts: ps, c: c}
+	return result{out: out, err: err, store: store, parts: ps, c: c, dbPath: s.opts.Store}
 }
 
 type testWriter struct{ t *testing.T }

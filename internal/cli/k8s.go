@@ -28,6 +28,7 @@ type k8sFlags struct {
 	nodeSelectors, tols     listFlag
 	connectTimeout, ttl     time.Duration
 	runID, secret, pull     string
+	tls                     bool // workers reach the coordinator over TLS (k8s/tls.go)
 }
 
 func (f *k8sFlags) define(fs *flag.FlagSet) {
@@ -43,6 +44,7 @@ func (f *k8sFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.runID, "run-id", "", "label and name suffix of the objects (default: manifests derive it from the inputs, run picks a random one)")
 	fs.StringVar(&f.secret, "secret", "", "manifests: the Secret holding keys token and store (default dbrig-RUNID; create it yourself, as the printed comment shows)")
 	fs.StringVar(&f.pull, "pull-policy", "", "image pull policy: Always, IfNotPresent or Never (default: Kubernetes')")
+	fs.BoolVar(&f.tls, "tls", false, "workers reach the coordinator over TLS: run makes a fresh CA and certificate into the run's Secret")
 }
 
 // k8sCmd: dbrig k8s manifests|run [FILE.yaml] [run flags] --workers N …
@@ -102,6 +104,8 @@ func parseK8sFlags(e *env, sub string, args []string) (*k8sFlags, *runFlags, str
 		kf.connectTimeout = 5 * time.Minute
 	}
 	switch {
+	case rf.set["tls-cert"] || rf.set["tls-key"] || rf.set["tls-ca"]:
+		return nil, nil, "", usagef("dbrig k8s %s: --tls-cert, --tls-key and --tls-ca are set by dbrig k8s: give --tls (a fresh CA and certificate in the run's Secret)", sub)
 	case rf.set["listen"] || rf.set["spawn"]:
 		return nil, nil, "", usagef("dbrig k8s %s: --listen and --spawn are set by dbrig k8s (the coordinator listens on :%d in its pod; the workers are pods)", sub, k8s.Port)
 	case len(pos) > 1:
@@ -122,7 +126,7 @@ func parseK8sFlags(e *env, sub string, args []string) (*k8sFlags, *runFlags, str
 var k8sOwn = map[string]bool{
 	"workers": true, "namespace": true, "image": true, "kubeconfig": true, "context": true,
 	"worker-resources": true, "coordinator-resources": true, "node-selector": true, "toleration": true,
-	"connect-timeout": true, "listen": true, "spawn": true, "ttl": true, "run-id": true, "secret": true, "pull-policy": true, "store": true,
+	"connect-timeout": true, "listen": true, "spawn": true, "ttl": true, "run-id": true, "secret": true, "pull-policy": true, "store": true, "tls": true,
 }
 
 // k8sSpec checks the experiment here (every input, and workers against
@@ -131,7 +135,7 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 	s := &k8s.Spec{
 		Namespace: kf.namespace, Image: kf.image, Workers: kf.workers,
 		Files: map[string][]byte{}, ConnectTimeout: kf.connectTimeout, TTL: kf.ttl,
-		PullPolicy: corev1.PullPolicy(kf.pull),
+		PullPolicy: corev1.PullPolicy(kf.pull), TLS: kf.tls,
 	}
 	switch s.PullPolicy {
 	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
@@ -337,6 +341,12 @@ func printManifests(e *env, s *k8s.Spec) error {
 	}
 	fmt.Fprintf(e.stdout, "#   kubectl -n %s create secret generic %s --from-literal=%s=\"$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n')\" --from-literal=%s='postgres://USER:PASSWORD@HOST/DB'%s\n",
 		s.Namespace, s.Secret, k8s.SecretTokenKey, k8s.SecretStoreKey, props)
+	if s.TLS {
+		fmt.Fprintf(e.stdout, "# --tls: the Secret also needs %s (a CA certificate), %s and %s (the coordinator's certificate for %s, signed by that CA, and its key), PEM:\n",
+			k8s.SecretTLSCAKey, k8s.SecretTLSCertKey, k8s.SecretTLSKeyKey, k8s.CoordinatorHost(s))
+		fmt.Fprintf(e.stdout, "#   add --from-file=%s=ca.pem --from-file=%s=cert.pem --from-file=%s=key.pem to the command above\n",
+			k8s.SecretTLSCAKey, k8s.SecretTLSCertKey, k8s.SecretTLSKeyKey)
+	}
 	fmt.Fprintf(e.stdout, "# Then: kubectl apply -f THIS.yaml; kubectl -n %s logs -f job/%s-coordinator\n", s.Namespace, k8s.Name(s.RunID))
 	fmt.Fprintf(e.stdout, "# Clean up: kubectl -n %s delete job,service,configmap,secret -l %s\n", s.Namespace, k8s.Selector(s.RunID))
 	return k8s.WriteYAML(e.stdout, objs.List())

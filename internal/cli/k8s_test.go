@@ -74,6 +74,25 @@ func TestK8sManifestsFile(t *testing.T) {
 	}
 }
 
+// manifests --tls: the pods get the TLS flags and mounts, the comment says
+// which keys the Secret needs, and --tls does not reach the coordinator.
+func TestK8sManifestsTLS(t *testing.T) {
+	code, out, errOut := dbrig(t, context.Background(), "k8s", "manifests", "--driver", "null", "-p", "recordcount=100",
+		"--clients", "2", "--workers", "2", "--namespace", "bench", "--tls")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"--tls-cert", "--tls-key", "--tls-ca", "https://dbrig-", "scheme: HTTPS",
+		"--from-file=" + k8s.SecretTLSKeyKey + "=key.pem", "secretName: dbrig-"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("manifests --tls lack %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "- --tls\n") || strings.Contains(out, "--tls=true") || strings.Contains(out, "PRIVATE KEY") {
+		t.Errorf("--tls reached the coordinator's args, or a key was printed:\n%s", out)
+	}
+}
+
 func TestK8sBadInput(t *testing.T) {
 	dir := t.TempDir()
 	clusterFile := filepath.Join(dir, "c.yaml")
@@ -89,6 +108,7 @@ func TestK8sBadInput(t *testing.T) {
 		{"workers > records", []string{"k8s", "manifests", "--driver", "null", "-p", "recordcount=3", "--workers", "4"}, 2, "--workers 4: the load phase inserts 3 records"},
 		{"workers > clients", []string{"k8s", "manifests", "--driver", "null", "-p", "recordcount=30", "--clients", "2", "--workers", "4"}, 2, "the closed model has 2 clients"},
 		{"listen is dbrig k8s's", []string{"k8s", "manifests", "--driver", "null", "--workers", "1", "--listen", ":9"}, 2, "--listen and --spawn are set by dbrig k8s"},
+		{"tls files are dbrig k8s's", []string{"k8s", "manifests", "--driver", "null", "--workers", "1", "--tls-cert", "c.pem", "--tls-key", "k.pem"}, 2, "give --tls"},
 		{"unknown property", []string{"k8s", "manifests", "--driver", "null", "-p", "nul.typo=1", "--workers", "1"}, 2, "nul.typo"},
 		{"store printed", []string{"k8s", "manifests", "--driver", "null", "--workers", "1", "--store", "postgres://u:pw@h/db"}, 2, "would print"},
 		{"run needs postgres", []string{"k8s", "run", "--driver", "null", "--workers", "1"}, 2, "--store postgres://"},

@@ -78,6 +78,7 @@ func TestRateFileBadInput(t *testing.T) {
 		{"stale with dataintegrity", "sla: [p95<5ms, unpredictable=0]\nrate: {}\n", []string{"--set", "workload.props.dataintegrity=true"}, "e.yaml:3:16: sla[1]: an unpredictable term stamps"},
 		{"run flag", "sla: p95<5ms\nrate: {}\n", []string{"--clients", "4"}, "--clients belongs in the experiment file"},
 		{"set", "sla: p95<5ms\nrate: {}\n", []string{"--set", "rate.by=speed"}, `rate.by: "speed"`},
+		{"set has no line", "sla: p95<5ms\nrate: {}\n", []string{"--set", "rate.reset=teleport"}, `--set rate.reset=teleport: rate.reset: "teleport": expected one of`},
 	}
 	for _, tt := range tests {
 		for _, cmd := range []string{"rate", "bench"} {

@@ -26,6 +26,7 @@ func runsCmd(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.Tag, "tag", "", "list: only runs with this tag")
 	since := fs.Duration("since", 0, "list: only runs started within this long (e.g. 24h)")
 	fs.IntVar(&f.Limit, "limit", 50, "list: at most this many runs, newest first")
+	asJSON := fs.Bool("json", false, "show: print the run as JSON (a distributed run's per-worker figures included)")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
@@ -64,6 +65,9 @@ func runsCmd(ctx context.Context, e *env, args []string) error {
 		d, err := fetchRun(ctx, store, ids[0])
 		if err != nil {
 			return err
+		}
+		if *asJSON {
+			return runShowJSON(ctx, e, store, d.ID)
 		}
 		report.RunShow(e.stdout, d)
 		return nil

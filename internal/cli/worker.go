@@ -9,9 +9,13 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/report"
+	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/workers"
 )
 
@@ -21,6 +25,9 @@ type workerFlags struct {
 	listen         string
 	spawn          bool
 	connectTimeout time.Duration
+	tlsCert        string // the coordinator's certificate (PEM), with tlsKey
+	tlsKey         string
+	tlsCA          string // what spawned workers trust (default: tlsCert)
 }
 
 func (w *workerFlags) define(fs *flag.FlagSet) {
@@ -28,14 +35,21 @@ func (w *workerFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&w.listen, "listen", "127.0.0.1:0", "with --workers: where the coordinator listens for workers")
 	fs.BoolVar(&w.spawn, "spawn", true, "with --workers: start the workers here (false: wait for N dbrig worker processes to connect)")
 	fs.DurationVar(&w.connectTimeout, "connect-timeout", 60*time.Second, "with --workers: how long to wait for every worker to connect")
+	fs.StringVar(&w.tlsCert, "tls-cert", "", "with --workers: serve the workers over TLS with this certificate (PEM; with --tls-key)")
+	fs.StringVar(&w.tlsKey, "tls-key", "", "with --workers: the --tls-cert's private key (PEM)")
+	fs.StringVar(&w.tlsCA, "tls-ca", "", "with --workers and --spawn: the CA the local workers trust (default: --tls-cert itself)")
 }
 
 func (w *workerFlags) check(set map[string]bool) error {
 	switch {
 	case w.workers < 0:
 		return usagef("--workers %d: expected 0 (no workers) or more", w.workers)
-	case w.workers == 0 && (set["listen"] || set["spawn"] || set["connect-timeout"]):
-		return usagef("--listen, --spawn and --connect-timeout belong to --workers N")
+	case w.workers == 0 && (set["listen"] || set["spawn"] || set["connect-timeout"] || set["tls-cert"] || set["tls-key"] || set["tls-ca"]):
+		return usagef("--listen, --spawn, --connect-timeout and --tls-* belong to --workers N")
+	case (w.tlsCert == "") != (w.tlsKey == ""):
+		return usagef("--tls-cert and --tls-key go together (the coordinator's certificate and its key)")
+	case w.tlsCA != "" && (w.tlsCert == "" || !w.spawn):
+		return usagef("--tls-ca on dbrig run is what local workers (--spawn) trust, with --tls-cert; give it to dbrig worker otherwise")
 	case w.connectTimeout <= 0:
 		return usagef("--connect-timeout %v: expected a positive duration", w.connectTimeout)
 	}
@@ -60,7 +74,13 @@ func executeOnWorkers(ctx context.Context, e *env, wf workerFlags, plan *experim
 		}
 		token = hex.EncodeToString(b)
 	}
-	c, err := workers.Listen(workers.Options{Shares: shares, Listen: wf.listen, Token: token, Ops: plan.Workload.Ops(), Grace: plan.Config.Grace})
+	opts := workers.Options{Shares: shares, Listen: wf.listen, Token: token, Ops: plan.Workload.Ops(), Grace: plan.Config.Grace}
+	if wf.tlsCert != "" {
+		if opts.TLS, err = workers.ServerTLS(wf.tlsCert, wf.tlsKey); err != nil {
+			return nil, err
+		}
+	}
+	c, err := workers.Listen(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +90,15 @@ func executeOnWorkers(ctx context.Context, e *env, wf workerFlags, plan *experim
 		if err != nil {
 			return nil, fmt.Errorf("workers: find dbrig's binary: %w", err)
 		}
-		procs, err := workers.Spawn(workers.SpawnOptions{Exe: exe, Args: []string{"worker"}, Coordinator: c.URL(), Token: token,
+		args := []string{"worker"}
+		if wf.tlsCert != "" {
+			ca := wf.tlsCA
+			if ca == "" {
+				ca = wf.tlsCert
+			}
+			args = append(args, "--tls-ca", ca)
+		}
+		procs, err := workers.Spawn(workers.SpawnOptions{Exe: exe, Args: args, Coordinator: c.URL(), Token: token,
 			ConnectTimeout: wf.connectTimeout, Stderr: e.stderr}, wf.workers)
 		if err != nil {
 			return nil, err
@@ -78,7 +106,7 @@ func executeOnWorkers(ctx context.Context, e *env, wf workerFlags, plan *experim
 		defer procs.Stop(context.WithoutCancel(ctx))
 		fmt.Fprintf(e.stderr, "coordinator on %s: started %d workers (pids %v)\n", c.URL(), wf.workers, procs.PIDs())
 	} else {
-		fmt.Fprintf(e.stderr, "coordinator on %s: waiting %v for %d workers (dbrig worker --coordinator http://ADDR --index I)\n", c.URL(), wf.connectTimeout, wf.workers)
+		fmt.Fprintf(e.stderr, "coordinator on %s: waiting %v for %d workers (dbrig worker --coordinator %s://ADDR --index I)\n", c.URL(), wf.connectTimeout, wf.workers, strings.SplitN(c.URL(), ":", 2)[0])
 	}
 	if err := c.WaitReady(ctx, wf.connectTimeout); err != nil {
 		return nil, err
@@ -94,6 +122,7 @@ func workerCmd(ctx context.Context, e *env, args []string) error {
 	coord := fs.String("coordinator", "", "the coordinator's URL, http://HOST:PORT (required)")
 	index := fs.Int("index", -1, "this worker's index (default: env DBRIG_WORKER_INDEX, else JOB_COMPLETION_INDEX)")
 	timeout := fs.Duration("connect-timeout", 60*time.Second, "keep trying to reach the coordinator this long")
+	tlsCA := fs.String("tls-ca", "", "trust this CA certificate (PEM) for an https:// coordinator (default: the system's roots)")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
@@ -125,8 +154,13 @@ func workerCmd(ctx context.Context, e *env, args []string) error {
 	if *timeout <= 0 {
 		return usagef("dbrig worker: --connect-timeout %v: expected a positive duration", *timeout)
 	}
-	return workers.RunWorker(ctx, workers.WorkerOptions{Coordinator: *coord, Index: *index, Token: os.Getenv(workers.TokenEnv),
-		ConnectTimeout: *timeout})
+	wo := workers.WorkerOptions{Coordinator: *coord, Index: *index, Token: os.Getenv(workers.TokenEnv), ConnectTimeout: *timeout}
+	if *tlsCA != "" {
+		if wo.TLS, err = workers.ClientTLS(*tlsCA); err != nil {
+			return err
+		}
+	}
+	return workers.RunWorker(ctx, wo)
 }
 
 // benchOnWorkers runs an experiment file's workers: N runs with local
@@ -135,4 +169,14 @@ func benchOnWorkers(e *env) experiment.RunOnWorkers {
 	return func(ctx context.Context, p *experiment.Plan, n int, h experiment.Hooks) (*experiment.Outcome, error) {
 		return executeOnWorkers(ctx, e, workerFlags{workers: n, listen: "127.0.0.1:0", spawn: true, connectTimeout: 60 * time.Second}, p, h)
 	}
+}
+
+// runShowJSON prints dbrig runs show --json: the run's result and, for a
+// distributed run, its workers' figures and flags.
+func runShowJSON(ctx context.Context, e *env, store *results.Store, id int64) error {
+	runs, err := analysis.ReadRuns(ctx, store, []int64{id})
+	if err != nil {
+		return err
+	}
+	return report.RunJSON(e.stdout, runs[0])
 }

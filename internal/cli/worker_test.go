@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,12 @@ func TestWorkerFlagsBadInput(t *testing.T) {
 		{[]string{"run", "--driver", "null", "-p", "recordcount=3", "--clients", "8", "--workers", "4"}, "inserts 3 records"},
 		{[]string{"run", "--driver", "null", "-p", "recordcount=100", "--clients", "2", "--workers", "4"}, "2 clients"},
 		{[]string{"run", "--driver", "null", "-p", "recordcount=100", "--rate", "3", "--duration", "1s", "--workers", "4"}, "below 1 op/s"},
+		{[]string{"run", "--tls-cert", "c.pem", "--tls-key", "k.pem"}, "belong to --workers"},
+		{[]string{"run", "--workers", "2", "--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
+		{[]string{"run", "--workers", "2", "--spawn=false", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-ca", "ca.pem"}, "give it to dbrig worker"},
+		{[]string{"run", "--driver", "null", "-p", "recordcount=100", "--clients", "2", "--workers", "2", "--tls-cert", "/nonexistent/c.pem", "--tls-key", "/nonexistent/k.pem"}, "--tls-cert /nonexistent/c.pem"},
+		{[]string{"worker", "--coordinator", "https://127.0.0.1:1", "--index", "0", "--tls-ca", "/nonexistent/ca.pem"}, "--tls-ca /nonexistent/ca.pem"},
+		{[]string{"worker", "--coordinator", "127.0.0.1:1", "--index", "0"}, "expected http://HOST:PORT or https://"},
 		{[]string{"worker"}, "--coordinator URL is required"},
 		{[]string{"worker", "--coordinator", "http://127.0.0.1:1"}, "no index"},
 	}
@@ -85,5 +92,38 @@ func TestRunWorkersNoSpawn(t *testing.T) {
 	ws, err := s.Workers(context.Background(), 1)
 	if err != nil || len(ws) != 2 || ws[0].Ops+ws[1].Ops != 1001 {
 		t.Errorf("worker rows %+v, %v: want 2 adding up to 1001 operations", ws, err)
+	}
+	// runs show --json has the per-worker figures.
+	code, stdout, stderr = dbrig(t, ctx, "runs", "show", "1", "--json", "--store", store)
+	if code != 0 {
+		t.Fatalf("runs show --json: exit %d: %s", code, stderr)
+	}
+	var shown struct {
+		RunID   int64 `json:"run_id"`
+		Workers struct {
+			Phase   string `json:"phase"`
+			Workers []struct {
+				Index     int     `json:"index"`
+				Ops       int64   `json:"ops"`
+				P99US     int64   `json:"p99_us"`
+				OpsPerSec float64 `json:"throughput"`
+				Status    string  `json:"status"`
+			} `json:"workers"`
+			Flags []string `json:"flags"`
+		} `json:"workers"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &shown); err != nil {
+		t.Fatalf("runs show --json: %v\n%s", err, stdout)
+	}
+	w := shown.Workers
+	if shown.RunID != 1 || w.Phase != "measure" || len(w.Workers) != 2 || w.Workers[0].Ops+w.Workers[1].Ops != 1001 {
+		t.Errorf("runs show --json workers = %+v, want the measure phase of 2 workers adding up to 1001 operations", w)
+	}
+	for _, f := range w.Workers {
+		// The null driver answers in under a microsecond: p99 may be 0 µs
+		// (workers' TestSlowWorkerFlagged checks real percentiles).
+		if f.Status != "done" || f.P99US < 0 || f.OpsPerSec <= 0 || !strings.Contains(stdout, `"dispatch_lag_p99_us"`) {
+			t.Errorf("worker %+v: want done, a p99 and a throughput", f)
+		}
 	}
 }

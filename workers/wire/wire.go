@@ -38,6 +38,8 @@ import (
 	"io"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/dbrig/dbrig/measure"
 )
 
@@ -156,7 +158,11 @@ type Interval struct {
 	TargetRate float64   `json:"target_rate,omitempty"`
 	Lag        []byte    `json:"lag,omitempty"` // encoded HDR histogram
 	LagP99     int64     `json:"lag_p99,omitempty"`
-	Ops        []Op      `json:"ops,omitempty"`
+	// RespP99 is the sender's response-time p99 of the interval over all
+	// operations (µs), for per-worker diagnosis: percentiles do not add, and
+	// the sender computes it cheaper than the receiver could.
+	RespP99 int64 `json:"resp_p99,omitempty"`
+	Ops     []Op  `json:"ops,omitempty"`
 }
 
 // Op is one operation type within an Interval.
@@ -185,6 +191,11 @@ type PhaseDone struct {
 	Records int64                 `json:"records,omitempty"`
 	Wanted  int64                 `json:"wanted,omitempty"`
 	Errors  []measure.ErrorSample `json:"errors,omitempty"`
+	// The sender's own percentiles of the phase, all operations (µs), for
+	// per-worker diagnosis.
+	RespP50 int64 `json:"resp_p50,omitempty"`
+	RespP99 int64 `json:"resp_p99,omitempty"`
+	LagP99  int64 `json:"lag_p99,omitempty"`
 }
 
 // Done is the worker's last frame.
@@ -203,6 +214,16 @@ func FromInterval(iv measure.Interval, seq int) (*Interval, error) {
 		}
 		w.LagP99 = measure.Percentile(iv.Lag, 99)
 	}
+	var all *hdr.Histogram
+	for _, o := range iv.Ops {
+		if o.Response != nil {
+			if all == nil {
+				all = measure.NewHistogram()
+			}
+			all.Merge(o.Response)
+		}
+	}
+	w.RespP99 = measure.Percentile(all, 99)
 	for _, o := range iv.Ops {
 		op := Op{Op: o.Op, Count: o.Count, Errors: o.Errors, Classes: o.Classes}
 		if op.Response, err = measure.EncodeHistogram(o.Response); err != nil {

@@ -129,3 +129,27 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// The sender's p99 of an interval covers every operation: 99 fast reads
+// and 2 slow updates put it in the updates' range, where neither op's own
+// p99 alone would say so for the reads.
+func TestIntervalRespP99(t *testing.T) {
+	reads := make([]int64, 98)
+	for i := range reads {
+		reads[i] = 100
+	}
+	iv := measure.Interval{Phase: measure.PhaseMeasure, Ops: []measure.OpInterval{
+		{Op: "READ", Count: 98, Response: hist(reads...), Service: hist(reads...)},
+		{Op: "UPDATE", Count: 2, Response: hist(50000, 50000), Service: hist(50000, 50000)},
+	}}
+	w, err := FromInterval(iv, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.RespP99 < 49000 || w.RespP99 > 51000 {
+		t.Errorf("RespP99 = %d µs, want about 50000 (the updates)", w.RespP99)
+	}
+	if w, err := FromInterval(measure.Interval{Phase: measure.PhaseMeasure}, 0); err != nil || w.RespP99 != 0 {
+		t.Errorf("empty interval: RespP99 = %d, %v; want 0", w.RespP99, err)
+	}
+}
