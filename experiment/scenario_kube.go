@@ -323,6 +323,9 @@ type kubeFault struct {
 	random bool         // pick: random
 	name   string
 
+	// Repetitions fire from their own goroutines (one after another, but
+	// with no happens-before between them): mu guards the state they share.
+	mu    sync.Mutex
 	fired int
 	inner inject.Fault
 }
@@ -337,8 +340,11 @@ func (f *kubeFault) Inject(ctx context.Context, tg inject.Target) error {
 	if note == nil {
 		note = func(string) {}
 	}
+	f.mu.Lock()
 	f.fired++
+	fired := f.fired
 	f.inner = nil
+	f.mu.Unlock()
 	o := f.opts
 	o.Namespace = k.ns
 	if o.Leader {
@@ -361,7 +367,7 @@ func (f *kubeFault) Inject(ctx context.Context, tg inject.Target) error {
 		if f.random {
 			h := fnv.New64a()
 			h.Write([]byte(f.name))
-			r := rand.New(rand.NewPCG(uint64(k.seed), h.Sum64()+uint64(f.fired)))
+			r := rand.New(rand.NewPCG(uint64(k.seed), h.Sum64()+uint64(fired)))
 			p := pods[r.IntN(len(pods))]
 			o.Pod, o.Selector, o.StatefulSet, o.Ordinal = p.Name, "", "", -1
 			pods = pods[:0]
@@ -383,17 +389,22 @@ func (f *kubeFault) Inject(ctx context.Context, tg inject.Target) error {
 	if err != nil {
 		return err
 	}
+	f.mu.Lock()
 	f.inner = inner
+	f.mu.Unlock()
 	return inner.Inject(ctx, tg)
 }
 
 // Heal implements inject.Fault: the kube fault's own (pods ready again,
 // replicas restored, node schedulable).
 func (f *kubeFault) Heal(ctx context.Context, tg inject.Target) error {
-	if f.inner == nil {
+	f.mu.Lock()
+	inner := f.inner
+	f.mu.Unlock()
+	if inner == nil {
 		return nil
 	}
-	return f.inner.Heal(ctx, tg)
+	return inner.Heal(ctx, tg)
 }
 
 // leaderMember asks the system which member leads.

@@ -284,7 +284,8 @@ scenario:
 	for range 2 {
 		c, _ := fakeKube("")
 		env.c = c
-		rnd := *p.Faults[1].Fault.(*kubeFault)
+		f := p.Faults[1].Fault.(*kubeFault) // a fresh one: its firing count from 0
+		rnd := &kubeFault{env: f.env, kind: f.kind, opts: f.opts, random: f.random, name: f.name}
 		notes = nil
 		if err := rnd.Inject(context.Background(), noting(&notes)); err != nil {
 			t.Fatal(err)
