@@ -55,6 +55,25 @@ if [ "$n" != "$records" ]; then
 		--clients 4 --recreate --quiet --store "$tmp/load.db" >/dev/null
 fi
 
+# go-ycsb names its keys with another hash (FNV-1a of the big-endian number)
+# than YCSB's fnvhash64, which dbrig follows: reading dbrig's table it would
+# find no row at all. It reads a copy it loaded itself, table ${table}_goycsb.
+gtable=${table}_goycsb
+gprops=(-p table="$gtable" -p recordcount="$records" -p pg.host="$pghost" -p pg.port="$pgport" -p pg.user="$pguser"
+	-p pg.password="$pgpass" -p pg.db="$pgdb" -p pg.sslmode=disable)
+if [ -n "$goycsb" ]; then
+	n=$(psql "$DBRIG_PG_URL" -tAc "SELECT count(*) FROM $gtable" 2>/dev/null || echo 0)
+	if [ "$n" != "$records" ]; then
+		echo "loading $records records into $gtable with go-ycsb" >&2
+		"$goycsb" load postgresql "${gprops[@]}" -p dropdata=true -p threadcount=4 -p operationcount="$records" >/dev/null 2>&1
+	fi
+fi
+
+# fetched TABLE: rows PostgreSQL has fetched from TABLE by index so far. A
+# tool whose reads find fewer rows than it counted operations (an empty,
+# cheaper read) is flagged below.
+fetched() { psql "$DBRIG_PG_URL" -tAc "SELECT coalesce(idx_tup_fetch, 0) FROM pg_stat_user_tables WHERE relname = '$1'"; }
+
 cat >"$tmp/read.sql" <<EOF
 \set z random_zipfian(0, $((records - 1)), 1.001)
 \set id abs(hash_fnv1a(:z, 0)) % $records
@@ -72,7 +91,7 @@ run_dbrig() { # binary clients
 	python3 - "$tmp/out" "$(cpu)" <<'PY'
 import json, sys
 o = json.load(open(sys.argv[1]))["ops"]["OVERALL"]
-print("%.0f %.1f" % (o["throughput"], float(sys.argv[2]) * 1e6 / max(o["count"], 1)))
+print("%.0f %.1f %d" % (o["throughput"], float(sys.argv[2]) * 1e6 / max(o["count"], 1), o["count"]))
 PY
 }
 run_pgbench() { # clients
@@ -83,28 +102,41 @@ import re, sys
 t = open(sys.argv[1]).read()
 tps = float(re.search(r"tps = ([0-9.]+)", t).group(1))
 n = int(re.search(r"actually processed: ([0-9]+)", t).group(1))
-print("%.0f %.1f" % (tps, float(sys.argv[2]) * 1e6 / max(n, 1)))
+print("%.0f %.1f %d" % (tps, float(sys.argv[2]) * 1e6 / max(n, 1), n))
 PY
 }
 run_goycsb() { # clients; go-ycsb has no time limit of its own: SIGTERM prints its final summary
 	if [ -z "$goycsb" ]; then
-		echo "- -"
+		echo "- - 0"
 		return
 	fi
 	/usr/bin/time -f "%U %S" -o "$tmp/cpu" timeout --foreground -s TERM "$secs" "$goycsb" run postgresql -p workload=core \
 		-p readallfields=true -p readproportion=1 -p updateproportion=0 -p scanproportion=0 -p insertproportion=0 \
-		-p requestdistribution=zipfian -p recordcount="$records" -p operationcount=1000000000 -p threadcount="$1" \
-		-p table="$table" -p pg.host="$pghost" -p pg.port="$pgport" -p pg.user="$pguser" -p pg.password="$pgpass" \
-		-p pg.db="$pgdb" -p pg.sslmode=disable >"$tmp/out" 2>&1 || true
+		-p requestdistribution=zipfian -p operationcount=1000000000 -p threadcount="$1" "${gprops[@]}" >"$tmp/out" 2>&1 || true
 	python3 - "$tmp/out" "$(cpu)" <<'PY'
 import re, sys
 t = open(sys.argv[1]).read()
 m = re.findall(r"TOTAL\s+- Takes\(s\): ([0-9.]+), Count: ([0-9]+), OPS: ([0-9.]+)", t)
 if not m:
-    print("- -"); sys.exit()
+    print("- - 0"); sys.exit()
 _, n, ops = m[-1]
-print("%.0f %.1f" % (float(ops), float(sys.argv[2]) * 1e6 / max(int(n), 1)))
+print("%.0f %.1f %s" % (float(ops), float(sys.argv[2]) * 1e6 / max(int(n), 1), n))
 PY
+}
+# checked TABLE RUN… runs one tool and prints its "ops/s cpu" after checking
+# that its reads found a row each (pg_stat counters are flushed when the
+# tool's backends exit, hence the short wait).
+checked() {
+	local t=$1 before after ops cpu n
+	shift
+	before=$(fetched "$t")
+	read -r ops cpu n < <("$@")
+	sleep 0.5
+	after=$(fetched "$t")
+	python3 -c 'import sys
+n, d = int(sys.argv[1]), int(sys.argv[2]) - int(sys.argv[3])
+if n and d < 0.99 * n: print("warning: %s: %d operations fetched %d rows" % (sys.argv[4], n, d), file=sys.stderr)' "$n" "$after" "$before" "$2" >&2
+	echo "$ops $cpu"
 }
 ratio() { python3 -c 'import sys
 try: print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))
@@ -117,11 +149,11 @@ printf "$hdr %8s %8s" round clients dbrig pgbench go-ycsb ${old:+dbrig_old} "d/p
 printf '   cpu µs/op: %s\n' "dbrig pgbench go-ycsb${old:+ old}"
 for r in $(seq "$rounds"); do
 	for c in "${clients[@]}"; do
-		read -r d dc < <(run_dbrig "$dbrig" "$c")
-		read -r p pc < <(run_pgbench "$c")
-		read -r g gc < <(run_goycsb "$c")
+		read -r d dc < <(checked "$table" run_dbrig "$dbrig" "$c")
+		read -r p pc < <(checked "$table" run_pgbench "$c")
+		read -r g gc < <(checked "$gtable" run_goycsb "$c")
 		o=- oc=-
-		[ -n "$old" ] && read -r o oc < <(run_dbrig "$old" "$c")
+		[ -n "$old" ] && read -r o oc < <(checked "$table" run_dbrig "$old" "$c")
 		printf '%-5s %-7s %10s %10s %10s' "$r" "$c" "$d" "$p" "$g"
 		[ -n "$old" ] && printf ' %10s' "$o"
 		printf ' %8s %8s' "$(ratio "$d" "$p")" "$(ratio "$d" "$g")"
