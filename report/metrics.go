@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
@@ -52,7 +53,14 @@ func unit(u string) string {
 // JSONRun writes the result as JSON does, plus each headline metric as a
 // top-level number under its name ("tpmc", "tpm_total", ...).
 func JSONRun(w io.Writer, runID int64, status string, sums []measure.Summary, ms []results.RunMetric) error {
-	if len(ms) == 0 {
+	return JSONRunWorkers(w, runID, status, sums, ms, nil)
+}
+
+// JSONRunWorkers is JSONRun with, for a distributed run (ws not nil),
+// "workers": each worker's figures and the sentences that flag the ones
+// that fell behind, as `dbrig runs show ID --json` prints them.
+func JSONRunWorkers(w io.Writer, runID int64, status string, sums []measure.Summary, ms []results.RunMetric, ws *analysis.Workers) error {
+	if len(ms) == 0 && ws == nil {
 		return JSON(w, runID, status, sums)
 	}
 	b, err := json.Marshal(Result(runID, status, sums))
@@ -62,6 +70,11 @@ func JSONRun(w io.Writer, runID int64, status string, sums []measure.Summary, ms
 	obj := map[string]json.RawMessage{}
 	if err := json.Unmarshal(b, &obj); err != nil {
 		return fmt.Errorf("json: %w", err)
+	}
+	if ws != nil {
+		if obj["workers"], err = json.Marshal(ws); err != nil {
+			return fmt.Errorf("json: workers: %w", err)
+		}
 	}
 	for _, m := range ms {
 		if _, taken := obj[m.Name]; taken {

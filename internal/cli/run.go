@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
+	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 )
 
@@ -187,7 +189,7 @@ func execute(ctx context.Context, e *env, f *runFlags, withRun bool, args []stri
 	if out == nil {
 		return err
 	}
-	printSummary(e, f, plan, out)
+	printSummary(ctx, e, f, plan, out)
 	switch out.Status {
 	case experiment.StatusInterrupted:
 		return errInterrupted
@@ -197,7 +199,7 @@ func execute(ctx context.Context, e *env, f *runFlags, withRun bool, args []stri
 	return err
 }
 
-func printSummary(e *env, f *runFlags, plan *experiment.Plan, out *experiment.Outcome) {
+func printSummary(ctx context.Context, e *env, f *runFlags, plan *experiment.Plan, out *experiment.Outcome) {
 	table := e.stdout
 	if f.jsonOut {
 		table = e.stderr
@@ -213,8 +215,29 @@ func printSummary(e *env, f *runFlags, plan *experiment.Plan, out *experiment.Ou
 	}
 	printStored(table, out)
 	if f.jsonOut {
-		report.JSONRun(e.stdout, out.RunID, out.Status, out.Phases, out.Metrics)
+		report.JSONRunWorkers(e.stdout, out.RunID, out.Status, out.Phases, out.Metrics, storedWorkers(ctx, e, f, plan, out))
 	}
+}
+
+// storedWorkers reads a distributed run's per-worker figures back from the
+// store (each worker reported its own; the merged outcome has none), so
+// --json says which worker fell behind as `runs show --json` does. nil for a
+// run of one process, or when the store cannot be read (said on stderr).
+func storedWorkers(ctx context.Context, e *env, f *runFlags, plan *experiment.Plan, out *experiment.Outcome) *analysis.Workers {
+	if f.wf.workers == 0 || out.StoreErr != nil {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx) // an interrupted run's workers are still worth printing
+	store, err := results.OpenExisting(ctx, plan.Store)
+	if err == nil {
+		defer store.Close()
+		var runs []analysis.Run
+		if runs, err = analysis.ReadRuns(ctx, store, []int64{out.RunID}); err == nil {
+			return analysis.WorkersOf(runs[0])
+		}
+	}
+	fmt.Fprintf(e.stderr, "warning: --json without the per-worker figures: %v (see: dbrig runs show %d --json)\n", err, out.RunID)
+	return nil
 }
 
 // printStored says whether the run is in the results store: never "stored"

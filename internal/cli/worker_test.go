@@ -126,4 +126,36 @@ func TestRunWorkersNoSpawn(t *testing.T) {
 			t.Errorf("worker %+v: want done, a p99 and a throughput", f)
 		}
 	}
+
+	// run --workers --json prints the same per-worker figures at once.
+	for i, args := range [][]string{
+		{"worker", "--coordinator", "http://" + addr, "--index", "0", "--connect-timeout", "20s"},
+		{"worker", "--coordinator", "http://" + addr, "--connect-timeout", "20s"},
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _, _ = dbrig(t, ctx, args...)
+		}()
+	}
+	code, stdout, stderr = dbrig(t, ctx, "run", "--driver", "null", "-p", "recordcount=100", "-p", "operationcount=1001",
+		"--clients", "2", "--workers", "2", "--spawn=false", "--listen", addr, "--store", store, "--quiet", "--json")
+	wg.Wait()
+	if code != 0 {
+		t.Fatalf("run --json exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var ran struct {
+		RunID   int64           `json:"run_id"`
+		Workers json.RawMessage `json:"workers"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &ran); err != nil || ran.RunID != 2 {
+		t.Fatalf("run --json: run %d, %v\n%s", ran.RunID, err, stdout)
+	}
+	_, shownOut, _ := dbrig(t, ctx, "runs", "show", "2", "--json", "--store", store)
+	var again struct {
+		Workers json.RawMessage `json:"workers"`
+	}
+	if err := json.Unmarshal([]byte(shownOut), &again); err != nil || len(ran.Workers) == 0 || string(ran.Workers) != string(again.Workers) {
+		t.Errorf("run --workers --json workers = %s, want what runs show --json prints: %s (%v)", ran.Workers, again.Workers, err)
+	}
 }
