@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/childproc"
 	"github.com/dbrig/dbrig/nodestat"
 )
 
@@ -95,7 +96,7 @@ type Cluster struct {
 	ownDir  bool
 	opts    Options
 	recipe  Recipe
-	spawner *spawner
+	spawner *childproc.Spawner
 
 	mu      sync.Mutex
 	procs   []*proc // started, in start order
@@ -149,7 +150,7 @@ func Up(ctx context.Context, r Recipe, opts Options) (*Cluster, error) {
 		c.removeDirs(nil)
 		return nil, err
 	}
-	c.spawner = newSpawner(!opts.Detached)
+	c.spawner = childproc.NewSpawner(!opts.Detached)
 	// Tear down at once when ctx ends mid-start, not after a stage's wait.
 	stop := context.AfterFunc(ctx, func() { c.Down(context.Background()) })
 	defer stop()
@@ -328,7 +329,7 @@ func (c *Cluster) spawnNode(ctx context.Context, stage int, st Stage, ns *NodeSp
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = nodeEnv(os.Environ(), ns.Env)
 	cmd.Dir = c.dir
-	cmd.SysProcAttr = sysProcAttr(!c.opts.Detached)
+	cmd.SysProcAttr = childproc.Attr(!c.opts.Detached)
 	cmd.SysProcAttr.Credential = cred
 	fmt.Fprintf(logf, "dbrig: starting %s %v\n", ns.Binary, ns.Args)
 	// Under c.mu, so that a concurrent Down (ctx ended) either sees this
@@ -338,7 +339,7 @@ func (c *Cluster) spawnNode(ctx context.Context, stage int, st Stage, ns *NodeSp
 	if c.closing {
 		return fail(errors.New("cluster is going down"))
 	}
-	if err := c.spawner.start(cmd); err != nil {
+	if err := c.spawner.Start(cmd); err != nil {
 		return fail(fmt.Errorf("start %s: %w", ns.Binary, err))
 	}
 	p := &proc{spec: ns, stage: stage, serial: st.StopOneByOne, cmd: cmd, exited: make(chan struct{})}
@@ -431,7 +432,7 @@ func (c *Cluster) Down(ctx context.Context) error {
 			wg.Wait()
 		}
 		if c.spawner != nil {
-			c.spawner.close()
+			c.spawner.Close()
 		}
 		c.mu.Lock()
 		removed := append([]*proc(nil), c.removed...)

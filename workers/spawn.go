@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dbrig/dbrig/internal/childproc"
 )
 
 // TokenEnv is the environment variable that carries the shared token
@@ -22,7 +24,7 @@ const TokenEnv = "DBRIG_TOKEN"
 type Procs struct {
 	procs []*exec.Cmd
 	done  []chan struct{}
-	sp    *spawner
+	sp    *childproc.Spawner
 	once  sync.Once
 }
 
@@ -40,14 +42,14 @@ type SpawnOptions struct {
 // with a parent-death signal (Linux), so none outlives this process even
 // when it is SIGKILLed. Stop them with Stop.
 func Spawn(o SpawnOptions, n int) (*Procs, error) {
-	p := &Procs{sp: newSpawner()}
+	p := &Procs{sp: childproc.NewSpawner(true)}
 	var outMu sync.Mutex
 	for i := 0; i < n; i++ {
 		args := append(append([]string(nil), o.Args...), "--coordinator", o.Coordinator, "--index", strconv.Itoa(i),
 			"--connect-timeout", o.ConnectTimeout.String())
 		cmd := exec.Command(o.Exe, args...)
 		cmd.Env = append(os.Environ(), TokenEnv+"="+o.Token)
-		cmd.SysProcAttr = sysProcAttr()
+		cmd.SysProcAttr = childproc.Attr(true) // a Ctrl-C reaches the coordinator, which stops its workers
 		var pipe io.ReadCloser
 		if o.Stderr != nil {
 			var err error
@@ -56,7 +58,7 @@ func Spawn(o SpawnOptions, n int) (*Procs, error) {
 				return nil, err
 			}
 		}
-		if err := p.sp.start(cmd); err != nil {
+		if err := p.sp.Start(cmd); err != nil {
 			p.Stop(context.Background())
 			return nil, fmt.Errorf("start worker %d: %w", i, err)
 		}
@@ -101,7 +103,7 @@ func (p *Procs) Exited(i int) (bool, int) {
 // Stop stops every worker by PID: those still running get SIGTERM, then
 // SIGKILL after a few seconds (or when ctx is done); it waits for all.
 func (p *Procs) Stop(ctx context.Context) error {
-	defer p.once.Do(p.sp.close)
+	defer p.once.Do(p.sp.Close)
 	var errs []error
 	for i, c := range p.procs {
 		select {
