@@ -22,6 +22,18 @@ type Floor struct {
 	// processes, this process's runtime) took the CPU away from it. No
 	// spin window covers that.
 	Spin Hiccups
+
+	sleepLate []time.Duration // sorted
+}
+
+// SleepLaterThan is the share of sleeps that woke more than d late: with a
+// spin window of d, the share of operations after a sleep that start late.
+func (f Floor) SleepLaterThan(d time.Duration) float64 {
+	if len(f.sleepLate) == 0 {
+		return 0
+	}
+	i, _ := slices.BinarySearch(f.sleepLate, d+1)
+	return float64(len(f.sleepLate)-i) / float64(len(f.sleepLate))
 }
 
 // Hiccups is a distribution of lateness.
@@ -70,42 +82,40 @@ func MeasureFloor(ctx context.Context, d, interval time.Duration) (Floor, error)
 func measureFloor(ctx context.Context, clk floorClock, d, interval time.Duration) (Floor, error) {
 	f := Floor{Interval: interval}
 	var err error
-	if f.Sleep, err = onThread(func() (Hiccups, error) { return sleepHiccups(ctx, clk, d, interval) }); err != nil {
+	onThread(func() { f.Sleep, f.sleepLate, err = sleepHiccups(ctx, clk, d, interval) })
+	if err != nil {
 		return f, err
 	}
-	f.Spin, err = onThread(func() (Hiccups, error) { return spinHiccups(ctx, clk, d, interval) })
+	onThread(func() { f.Spin, err = spinHiccups(ctx, clk, d, interval) })
 	return f, err
 }
 
-// onThread runs fn on a goroutine locked to its own thread (so the
-// nanosleep's timer slack and the spin stay on one thread).
-func onThread(fn func() (Hiccups, error)) (Hiccups, error) {
-	type res struct {
-		h   Hiccups
-		err error
-	}
-	ch := make(chan res, 1)
+// onThread runs fn on a goroutine locked to a thread of its own (the
+// nanosleep's timer slack is the thread's; a spin must not migrate) and
+// waits for it.
+func onThread(fn func()) {
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		h, err := fn()
-		ch <- res{h, err}
+		fn()
 	}()
-	r := <-ch
-	return r.h, r.err
+	<-done
 }
 
-func sleepHiccups(ctx context.Context, clk floorClock, d, interval time.Duration) (Hiccups, error) {
+// sleepHiccups returns the distribution and the sorted lateness.
+func sleepHiccups(ctx context.Context, clk floorClock, d, interval time.Duration) (Hiccups, []time.Duration, error) {
 	late := make([]time.Duration, 0, d/interval+1)
 	for start := clk.Now(); clk.Now().Sub(start) < d; {
 		if err := ctx.Err(); err != nil {
-			return Hiccups{}, fmt.Errorf("machine floor: %w", err)
+			return Hiccups{}, nil, fmt.Errorf("machine floor: %w", err)
 		}
 		t := clk.Now()
 		clk.Sleep(interval)
 		late = append(late, max(0, clk.Now().Sub(t)-interval))
 	}
-	return hiccupsOf(late), nil
+	return hiccupsOf(late), late, nil
 }
 
 func spinHiccups(ctx context.Context, clk floorClock, d, interval time.Duration) (Hiccups, error) {

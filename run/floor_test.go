@@ -100,3 +100,15 @@ func BenchmarkMachineFloor(b *testing.B) {
 		b.ReportMetric(us(f.Spin.P999), "spin_p99.9_µs")
 	}
 }
+
+func TestFloorSleepLaterThan(t *testing.T) {
+	f := Floor{sleepLate: []time.Duration{10, 20, 30, 40}}
+	for _, tt := range []struct {
+		d    time.Duration
+		want float64
+	}{{0, 1}, {10, 0.75}, {25, 0.5}, {40, 0}} {
+		if got := f.SleepLaterThan(tt.d); got != tt.want {
+			t.Errorf("later than %v: %v, want %v", tt.d, got, tt.want)
+		}
+	}
+}
