@@ -83,7 +83,7 @@ func (w *spinWindow) observe(late time.Duration) {
 // last and widest window and the sleeps' recent lateness.
 func (w *spinWindow) String() string {
 	if len(w.late) == 0 {
-		return fmt.Sprintf("spin_window_us=%d sleeps=0", w.cur.Microseconds())
+		return fmt.Sprintf("spin_window_us=%d spin_window_max_us=%d sleeps=0", w.cur.Microseconds(), w.maxSeen.Microseconds())
 	}
 	w.scratch = append(w.scratch[:0], w.late...)
 	slices.Sort(w.scratch)
