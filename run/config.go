@@ -60,8 +60,8 @@ type Config struct {
 	// core per operation (all of a core once arrivals are closer than
 	// SpinWait). 0: none, sleeps only; dbrig's commands use DefaultSpinWait.
 	// The open model widens its window to the sleeps' recent p99.9
-	// lateness when that is between SpinWait and 4 × SpinWait
-	// (spinwindow.go).
+	// lateness when that is between SpinWait and 2 × SpinWait, and at
+	// most half the gap between arrivals (spinwindow.go).
 	SpinWait time.Duration
 }
 

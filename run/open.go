@@ -117,8 +117,8 @@ func (m Open) drive(ph *phase, ops int64) string {
 		defer timer.Stop()
 		ph.holdUntilDeadline(timer)
 	}
-	return fmt.Sprintf("scheduled=%d dropped_backlog_full=%d dropped_not_started=%d %v late_after_sleep=%d late_after_spin=%d",
-		o.scheduled.Load(), o.full.Load(), o.notStarted.Load(), o.spin, o.lateSleep.Load(), o.lateSpin.Load())
+	return fmt.Sprintf("scheduled=%d dropped_backlog_full=%d dropped_not_started=%d %v late_after_sleep=%d late_lead=%d late_after_spin=%d",
+		o.scheduled.Load(), o.full.Load(), o.notStarted.Load(), o.spin, o.lateSleep.Load(), o.lateLead.Load(), o.lateSpin.Load())
 }
 
 // openPhase is the state of one phase under the open model.
@@ -142,9 +142,11 @@ type openPhase struct {
 
 	// Leaders' operations that started more than lateMark after their
 	// intended start, by where the time went: the sleep returned after the
-	// hand-off was due (the spin window did not cover it), or it did not
-	// and the spin or hand-off was late (the machine stalled the thread).
-	lateSleep, lateSpin atomic.Int64
+	// hand-off was due (the spin window did not cover it); the leader took
+	// the lead too late to hand it on in time, without sleeping (the
+	// previous hand-off was late, or arrivals come faster than hand-offs);
+	// or neither, and the spin was late (the machine stalled the thread).
+	lateSleep, lateLead, lateSpin atomic.Int64
 
 	mu  sync.Mutex
 	arr arrivals // under mu
@@ -279,6 +281,8 @@ func (o *openPhase) client(wc workload.Client, mc *measure.Shard) {
 		off, due := o.arr.pending.pop()
 		o.mu.Unlock()
 		leading := false
+		var woke time.Time // when a leader's sleep returned (or it took the lead, if it did not sleep)
+		slept := false
 		if !due {
 			var ok bool
 			if off, leading, ok = o.lead1(); !ok {
@@ -292,13 +296,13 @@ func (o *openPhase) client(wc workload.Client, mc *measure.Shard) {
 			// before it, let the next free client lead, and spin to the
 			// start.
 			wake := intended.Add(-o.spin.window(time.Until(intended)))
-			slept := time.Now().Before(wake)
+			slept = time.Now().Before(wake)
 			if !ph.sleep(timer, wake, true) {
 				o.lead <- struct{}{}
 				o.dropNotStarted()
 				return
 			}
-			woke := time.Now()
+			woke = time.Now()
 			if slept {
 				o.spin.observe(woke.Sub(wake))
 			}
@@ -314,13 +318,18 @@ func (o *openPhase) client(wc workload.Client, mc *measure.Shard) {
 			// this one).
 			for time.Now().Before(intended) {
 			}
-			if late := time.Since(intended); late > lateMark && woke.After(intended.Add(-handoffLead)) {
-				o.lateSleep.Add(1)
-			} else if late > lateMark {
-				o.lateSpin.Add(1)
-			}
 		}
 		started := time.Now()
+		if leading && started.Sub(intended) > lateMark {
+			switch {
+			case !woke.After(intended.Add(-handoffLead)):
+				o.lateSpin.Add(1)
+			case slept:
+				o.lateSleep.Add(1)
+			default:
+				o.lateLead.Add(1)
+			}
+		}
 		if ph.expired(started) {
 			o.dropNotStarted()
 			continue

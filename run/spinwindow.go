@@ -37,7 +37,7 @@ const (
 	spinMargin = handoffLead + 10*time.Microsecond
 	// spinWidenMax bounds the window, and so its CPU cost, at this many
 	// times SpinWait.
-	spinWidenMax = 4
+	spinWidenMax = 2
 )
 
 func newSpinWindow(base time.Duration) *spinWindow {
@@ -47,11 +47,22 @@ func newSpinWindow(base time.Duration) *spinWindow {
 // window is the current spin window. When the leader has time to spare
 // before it must sleep (ahead: until the intended start), it recomputes the
 // window from the recent lateness first, not in the hand-off's path.
+//
+// A widened window is at most half the time ahead (about the gap between
+// arrivals): a leader's spin must not overlap the next leader's, or on a
+// small machine two spinning threads take both cores and the host stalls
+// them (measured on the 2-core VM at 1,000 ops/s: a window of ~800 µs
+// tripled the CPU and made more starts late, not fewer).
 func (w *spinWindow) window(ahead time.Duration) time.Duration {
 	if w.base > 0 && w.dirty >= spinRecompute && ahead > 2*w.cur+100*time.Microsecond {
 		w.recompute()
 	}
-	return w.cur
+	win := w.cur
+	if win > w.base {
+		win = max(w.base, min(win, ahead/2))
+	}
+	w.maxSeen = max(w.maxSeen, win)
+	return win
 }
 
 func (w *spinWindow) recompute() {
@@ -63,7 +74,6 @@ func (w *spinWindow) recompute() {
 	if want := p999 + spinMargin; want <= spinWidenMax*w.base {
 		w.cur = max(w.base, want)
 	}
-	w.maxSeen = max(w.maxSeen, w.cur)
 }
 
 // observe records that a sleep meant to end at the window's start returned

@@ -21,10 +21,16 @@ func TestSpinWindowAdapts(t *testing.T) {
 		{"punctual sleeps", 200 * us, func(int) time.Duration { return 30 * us }, 2000, 200 * us},
 		{"tail within bound", 200 * us, func(i int) time.Duration {
 			if i%100 == 0 {
+				return 300 * us
+			}
+			return 30 * us
+		}, 2000, 300*us + spinMargin},
+		{"tail just beyond bound", 200 * us, func(i int) time.Duration {
+			if i%100 == 0 {
 				return 400 * us
 			}
 			return 30 * us
-		}, 2000, 400*us + spinMargin},
+		}, 2000, 200 * us},
 		{"tail beyond bound", 200 * us, func(i int) time.Duration {
 			if i%100 == 0 {
 				return 5 * time.Millisecond
@@ -33,7 +39,7 @@ func TestSpinWindowAdapts(t *testing.T) {
 		}, 2000, 200 * us},
 		{"tail gone: back to base", 200 * us, func(i int) time.Duration {
 			if i < 500 && i%100 == 0 {
-				return 400 * us
+				return 300 * us
 			}
 			return 30 * us
 		}, 2000, 200 * us},
@@ -67,5 +73,24 @@ func TestSpinWindowRecomputesOnlyWithTime(t *testing.T) {
 	}
 	if s := w.String(); !strings.Contains(s, "spin_window_max_us=330") || !strings.Contains(s, "sleep_late_p999_us=300") {
 		t.Errorf("detail %q", s)
+	}
+}
+
+// A widened window stays within half the time ahead, never below SpinWait.
+func TestSpinWindowHalfTheGap(t *testing.T) {
+	const us = time.Microsecond
+	w := newSpinWindow(100 * us)
+	for range spinRecompute {
+		w.observe(150 * us)
+	}
+	for _, tt := range []struct{ ahead, want time.Duration }{
+		{time.Second, 180 * us}, // recomputes: 150 µs + the margin
+		{300 * us, 150 * us},
+		{120 * us, 100 * us},
+		{50 * us, 100 * us},
+	} {
+		if got := w.window(tt.ahead); got != tt.want {
+			t.Errorf("%v ahead: window %v, want %v", tt.ahead, got, tt.want)
+		}
 	}
 }

@@ -137,6 +137,15 @@ type PrecisionCase struct {
 	RespP50    int64   `json:"response_p50_us"`
 	RespP99    int64   `json:"response_p99_us"`
 	CPUPercent float64 `json:"cpu_percent"` // of one core, the whole process
+	// SpinWindowMax is the widest spin window the open model used (µs;
+	// SpinWait unless this machine's sleeps were late); LateAfterSleep,
+	// LateLead and LateAfterSpin count the starts more than 50 µs late
+	// because the sleep woke too late, the lead came too late, or while
+	// the thread spun (from the phase's end event; README, "spinwait").
+	SpinWindowMax  int64 `json:"spin_window_max_us"`
+	LateAfterSleep int64 `json:"late_after_sleep"`
+	LateLead       int64 `json:"late_lead"`
+	LateAfterSpin  int64 `json:"late_after_spin"`
 }
 
 // FloorResult is the machine floor (run.Floor) in µs: a thread that only
@@ -175,19 +184,50 @@ type selftest struct {
 // nullRun runs workload C against the null driver with cfg and returns the
 // measure phase's summary and the CPU time the process used meanwhile.
 func (st selftest) nullRun(ctx context.Context, cfg run.Config) (measure.Summary, time.Duration, error) {
+	sum, _, cpu, err := st.nullRunEnd(ctx, cfg)
+	return sum, cpu, err
+}
+
+// nullRunEnd is nullRun that also returns the measure phase's end event's
+// detail (key=value pairs).
+func (st selftest) nullRunEnd(ctx context.Context, cfg run.Config) (measure.Summary, map[string]string, time.Duration, error) {
 	db, w, err := nullWorkload(ctx)
 	if err != nil {
-		return measure.Summary{}, 0, err
+		return measure.Summary{}, nil, 0, err
 	}
 	defer db.Close()
 	cfg.Seed = 1
+	end := &endObserver{}
 	before := cpuTime()
-	sums, err := run.Run(ctx, db, w, cfg, nil)
+	sums, err := run.Run(ctx, db, w, cfg, end)
 	used := cpuTime() - before
 	if err != nil {
-		return measure.Summary{}, used, fmt.Errorf("selftest: %w", err)
+		return measure.Summary{}, nil, used, fmt.Errorf("selftest: %w", err)
 	}
-	return sums[len(sums)-1], used, nil
+	return sums[len(sums)-1], end.detail, used, nil
+}
+
+// endObserver keeps the measure phase's end event's detail.
+type endObserver struct{ detail map[string]string }
+
+func (o *endObserver) Interval(measure.Interval) {}
+
+func (o *endObserver) Event(ev run.Event) {
+	if ev.Kind != run.EventPhaseEnd || ev.Name != measure.PhaseMeasure {
+		return
+	}
+	o.detail = map[string]string{}
+	for _, f := range strings.Fields(ev.Detail) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			o.detail[k] = v
+		}
+	}
+}
+
+// detailInt is detail[key] as a number, 0 when missing.
+func detailInt(detail map[string]string, key string) int64 {
+	n, _ := strconv.ParseInt(detail[key], 10, 64)
+	return n
 }
 
 func (st selftest) run(ctx context.Context, rates []float64, progress func(string)) (*SelftestResult, error) {
@@ -210,7 +250,7 @@ func (st selftest) run(ctx context.Context, rates []float64, progress func(strin
 	for _, r := range rates {
 		progress(fmt.Sprintf("selftest: open model at %g ops/s, %d clients, spin-wait %v, %v", r, st.clients, st.spin, st.per))
 		cfg := run.Config{Clients: st.clients, Model: run.Open{Rate: r}, Duration: st.per, SpinWait: st.spin}
-		sum, cpu, err := st.nullRun(ctx, cfg)
+		sum, detail, cpu, err := st.nullRunEnd(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -219,6 +259,7 @@ func (st selftest) run(ctx context.Context, rates []float64, progress func(strin
 			Target: r, Achieved: sum.Overall.Throughput, Dropped: sum.Dropped,
 			LagP50: sum.Lag.P50, LagP99: sum.Lag.P99, LagMax: sum.Lag.Max,
 			RespP50: sum.Overall.Response.P50, RespP99: sum.Overall.Response.P99,
+			SpinWindowMax: detailInt(detail, "spin_window_max_us"), LateAfterSleep: detailInt(detail, "late_after_sleep"), LateLead: detailInt(detail, "late_lead"), LateAfterSpin: detailInt(detail, "late_after_spin"),
 		}
 		p.ErrorPct = 100 * (p.Achieved - r) / r
 		if elapsed > 0 {
@@ -249,12 +290,14 @@ func printSelftest(w io.Writer, r *SelftestResult) {
 		fmt.Fprintf(w, "  %8d %14s %11.0f ns\n", c.Clients, format.Int(int64(c.OpsPerS)), c.CPUPerOpNS)
 	}
 	fmt.Fprintf(w, "\ndispatch precision (open model, null driver: all of the response time is dbrig's; spin-wait %s)\n", r.SpinWait)
-	fmt.Fprintf(w, "  %10s %12s %8s %9s %9s %9s %9s %8s %8s\n", "target/s", "achieved/s", "error", "lag p50", "lag p99", "resp p50", "resp p99", "dropped", "CPU")
+	fmt.Fprintf(w, "  %10s %12s %8s %9s %9s %9s %9s %8s %8s %9s %13s\n", "target/s", "achieved/s", "error", "lag p50", "lag p99", "resp p50", "resp p99", "dropped", "CPU", "spin win", "late sl/ld/sp")
 	for _, p := range r.Open {
 		us := format.MicrosInt
-		fmt.Fprintf(w, "  %10s %12.1f %7.2f%% %9s %9s %9s %9s %8d %7.0f%%\n", format.Int(int64(p.Target)), p.Achieved, p.ErrorPct,
-			us(p.LagP50), us(p.LagP99), us(p.RespP50), us(p.RespP99), p.Dropped, p.CPUPercent)
+		fmt.Fprintf(w, "  %10s %12.1f %7.2f%% %9s %9s %9s %9s %8d %7.0f%% %9s %13s\n", format.Int(int64(p.Target)), p.Achieved, p.ErrorPct,
+			us(p.LagP50), us(p.LagP99), us(p.RespP50), us(p.RespP99), p.Dropped, p.CPUPercent, us(p.SpinWindowMax),
+			fmt.Sprintf("%d/%d/%d", p.LateAfterSleep, p.LateLead, p.LateAfterSpin))
 	}
+	fmt.Fprintln(w, "  (spin win: the widest spin window used; late sl/ld/sp: starts > 50µs late after a late sleep / a late lead / while spinning)")
 	if f := r.Floor; f != nil {
 		us := format.MicrosInt
 		fmt.Fprintf(w, "\nmachine floor (no generator: how late this machine runs a thread that only waits, per %v)\n", time.Duration(f.IntervalUS)*time.Microsecond)

@@ -43,6 +43,10 @@ func TestSelftestJSON(t *testing.T) {
 		if p.Achieved+float64(p.Dropped)/0.3 < 0.9*p.Target || p.Achieved > 1.01*p.Target {
 			t.Errorf("%g ops/s: achieved %g (+%d dropped)", p.Target, p.Achieved, p.Dropped)
 		}
+		// The window is at least the spin wait and at most twice it.
+		if p.SpinWindowMax < 200 || p.SpinWindowMax > 400 || p.LateAfterSleep < 0 || p.LateAfterSpin < 0 {
+			t.Errorf("%g ops/s: spin window %d µs, late %d/%d", p.Target, p.SpinWindowMax, p.LateAfterSleep, p.LateAfterSpin)
+		}
 		if p.LagP50 > p.LagP99 || p.LagP99 > p.LagMax || p.LagP50 > p.RespP50+1 {
 			t.Errorf("%g ops/s: lag p50 %d p99 %d max %d, response p50 %d: inconsistent", p.Target, p.LagP50, p.LagP99, p.LagMax, p.RespP50)
 		}
