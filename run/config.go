@@ -59,6 +59,9 @@ type Config struct {
 	// µs late, which shows as response time. It costs up to SpinWait of one
 	// core per operation (all of a core once arrivals are closer than
 	// SpinWait). 0: none, sleeps only; dbrig's commands use DefaultSpinWait.
+	// The open model widens its window to the sleeps' recent p99.9
+	// lateness when that is between SpinWait and 2 × SpinWait, and at
+	// most half the gap between arrivals (spinwindow.go).
 	SpinWait time.Duration
 }
 

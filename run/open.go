@@ -82,7 +82,7 @@ func (m Open) Check(clients int) error {
 
 func (m Open) drive(ph *phase, ops int64) string {
 	m = m.withDefaults()
-	o := &openPhase{ph: ph, m: m, ops: ops, lead: make(chan struct{}, 1)}
+	o := &openPhase{ph: ph, m: m, ops: ops, lead: make(chan struct{}, 1), spin: newSpinWindow(ph.cfg.SpinWait)}
 	o.arr = arrivals{next: m.Arrival.epochs(seedFor(ph.cfg.Seed, streamArrivals, 0)), curve: m.curve()}
 	backlog := o.backlog
 	ph.backlog.Store(&backlog)
@@ -117,7 +117,8 @@ func (m Open) drive(ph *phase, ops int64) string {
 		defer timer.Stop()
 		ph.holdUntilDeadline(timer)
 	}
-	return fmt.Sprintf("scheduled=%d dropped_backlog_full=%d dropped_not_started=%d", o.scheduled.Load(), o.full.Load(), o.notStarted.Load())
+	return fmt.Sprintf("scheduled=%d dropped_backlog_full=%d dropped_not_started=%d %v late_after_sleep=%d late_lead=%d late_after_spin=%d",
+		o.scheduled.Load(), o.full.Load(), o.notStarted.Load(), o.spin, o.lateSleep.Load(), o.lateLead.Load(), o.lateSpin.Load())
 }
 
 // openPhase is the state of one phase under the open model.
@@ -137,6 +138,15 @@ type openPhase struct {
 	ops int64 // 0: no count bound
 
 	lead chan struct{} // one token: the free client that waits for the next arrival
+	spin *spinWindow   // used by the lead's holder only
+
+	// Leaders' operations that started more than lateMark after their
+	// intended start, by where the time went: the sleep returned after the
+	// hand-off was due (the spin window did not cover it); the leader took
+	// the lead too late to hand it on in time, without sleeping (the
+	// previous hand-off was late, or arrivals come faster than hand-offs);
+	// or neither, and the spin was late (the machine stalled the thread).
+	lateSleep, lateLead, lateSpin atomic.Int64
 
 	mu  sync.Mutex
 	arr arrivals // under mu
@@ -247,6 +257,10 @@ func (o *openPhase) backlog() int64 {
 // before the arrival after it, without many clients spinning at once.
 const handoffLead = 20 * time.Microsecond
 
+// lateMark is the lateness from which a leader's start counts as late in
+// the phase's end detail: issue 13's aim for the harness's p99.
+const lateMark = 50 * time.Microsecond
+
 func (o *openPhase) client(wc workload.Client, mc *measure.Shard) {
 	ph := o.ph
 	_, aware := ph.db.(driver.ScheduleAware)
@@ -267,6 +281,8 @@ func (o *openPhase) client(wc workload.Client, mc *measure.Shard) {
 		off, due := o.arr.pending.pop()
 		o.mu.Unlock()
 		leading := false
+		var woke time.Time // when a leader's sleep returned (or it took the lead, if it did not sleep)
+		slept := false
 		if !due {
 			var ok bool
 			if off, leading, ok = o.lead1(); !ok {
@@ -279,7 +295,18 @@ func (o *openPhase) client(wc workload.Client, mc *measure.Shard) {
 			// nanosleep for the last stretch), spin until handoffLead
 			// before it, let the next free client lead, and spin to the
 			// start.
-			if !ph.sleep(timer, intended.Add(-ph.cfg.SpinWait), true) || !ph.spinUntil(intended.Add(-handoffLead)) {
+			wake := intended.Add(-o.spin.window(time.Until(intended)))
+			slept = time.Now().Before(wake)
+			if !ph.sleep(timer, wake, true) {
+				o.lead <- struct{}{}
+				o.dropNotStarted()
+				return
+			}
+			woke = time.Now()
+			if slept {
+				o.spin.observe(woke.Sub(wake))
+			}
+			if !ph.spinUntil(intended.Add(-handoffLead)) {
 				o.lead <- struct{}{}
 				o.dropNotStarted()
 				return
@@ -293,6 +320,16 @@ func (o *openPhase) client(wc workload.Client, mc *measure.Shard) {
 			}
 		}
 		started := time.Now()
+		if leading && started.Sub(intended) > lateMark {
+			switch {
+			case !woke.After(intended.Add(-handoffLead)):
+				o.lateSpin.Add(1)
+			case slept:
+				o.lateSleep.Add(1)
+			default:
+				o.lateLead.Add(1)
+			}
+		}
 		if ph.expired(started) {
 			o.dropNotStarted()
 			continue

@@ -39,6 +39,7 @@ func selftestCmd(ctx context.Context, e *env, args []string) error {
 	soakRate := fs.Float64("soak-rate", 50_000, "--soak: ops/s")
 	every := fs.Duration("every", 10*time.Second, "--soak: how often to print memory")
 	heapProf := fs.String("heap-profile", "", "--soak: also write a Go heap profile at every print, to PREFIX-<n>-<seconds>s.pprof, e.g. PREFIX-002-60.0s.pprof (go tool pprof -sample_index=inuse_space)")
+	floorFlag := fs.Duration("floor", 2*time.Second, "how long each machine-floor thread (one sleeping, one spinning) runs; 0 = skip")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -63,10 +64,12 @@ func selftestCmd(ctx context.Context, e *env, args []string) error {
 		return usagef("dbrig selftest --soak %v: expected at least 1s", *soak)
 	case *soakRate <= 0 || *every < 100*time.Millisecond:
 		return usagef("dbrig selftest: --soak-rate must be > 0 and --every at least 100ms")
+	case *floorFlag != 0 && *floorFlag < 100*time.Millisecond:
+		return usagef("dbrig selftest --floor %v: expected 0 (skip) or at least 100ms", *floorFlag)
 	case *heapProf != "" && *soak == 0:
 		return usagef("dbrig selftest --heap-profile: only with --soak")
 	}
-	st := selftest{clients: *clients, spin: *spin, per: *per, heapProf: *heapProf}
+	st := selftest{clients: *clients, spin: *spin, per: *per, floor: *floorFlag, heapProf: *heapProf}
 	if *soak > 0 {
 		return st.soak(ctx, e, *soak, *soakRate, *every, *asJSON)
 	}
@@ -105,7 +108,10 @@ type SelftestResult struct {
 	SpinWait string          `json:"spin_wait"`
 	Ceiling  []CeilingCase   `json:"ceiling"`
 	Open     []PrecisionCase `json:"open"`
-	Version  string          `json:"go_version"`
+	// Floor is the machine's own lateness, measured without dbrig's
+	// generator; nil with --floor 0.
+	Floor   *FloorResult `json:"machine_floor,omitempty"`
+	Version string       `json:"go_version"`
 }
 
 // CeilingCase is the closed model against the null driver: the most
@@ -131,31 +137,97 @@ type PrecisionCase struct {
 	RespP50    int64   `json:"response_p50_us"`
 	RespP99    int64   `json:"response_p99_us"`
 	CPUPercent float64 `json:"cpu_percent"` // of one core, the whole process
+	// SpinWindowMax is the widest spin window the open model used (µs;
+	// SpinWait unless this machine's sleeps were late); LateAfterSleep,
+	// LateLead and LateAfterSpin count the starts more than 50 µs late
+	// because the sleep woke too late, the lead came too late, or while
+	// the thread spun (from the phase's end event; README, "spinwait").
+	SpinWindowMax  int64 `json:"spin_window_max_us"`
+	LateAfterSleep int64 `json:"late_after_sleep"`
+	LateLead       int64 `json:"late_lead"`
+	LateAfterSpin  int64 `json:"late_after_spin"`
+}
+
+// FloorResult is the machine floor (run.Floor) in µs: a thread that only
+// sleeps FloorInterval at a time, how late it wakes; one that only spins,
+// its longest stall per FloorInterval.
+type FloorResult struct {
+	IntervalUS int64     `json:"interval_us"`
+	Sleep      HiccupsUS `json:"sleep_late"`
+	Spin       HiccupsUS `json:"spin_stall"`
+	// SleepsOverSpinWaitPct is the share of sleeps later than the spin
+	// wait: operations the spin cannot make punctual.
+	SleepsOverSpinWaitPct float64 `json:"sleeps_over_spin_wait_pct"`
+}
+
+// HiccupsUS is a run.Hiccups in µs.
+type HiccupsUS struct {
+	Samples int   `json:"samples"`
+	P50     int64 `json:"p50_us"`
+	P99     int64 `json:"p99_us"`
+	P999    int64 `json:"p99_9_us"`
+	Max     int64 `json:"max_us"`
+}
+
+func hiccupsUS(h run.Hiccups) HiccupsUS {
+	return HiccupsUS{Samples: h.Samples, P50: h.P50.Microseconds(), P99: h.P99.Microseconds(), P999: h.P999.Microseconds(), Max: h.Max.Microseconds()}
 }
 
 type selftest struct {
 	clients  int
 	spin     time.Duration
 	per      time.Duration
-	heapProf string // --soak: heap profile path prefix
+	floor    time.Duration // each floor thread's time; 0: none
+	heapProf string        // --soak: heap profile path prefix
 }
 
 // nullRun runs workload C against the null driver with cfg and returns the
 // measure phase's summary and the CPU time the process used meanwhile.
 func (st selftest) nullRun(ctx context.Context, cfg run.Config) (measure.Summary, time.Duration, error) {
+	sum, _, cpu, err := st.nullRunEnd(ctx, cfg)
+	return sum, cpu, err
+}
+
+// nullRunEnd is nullRun that also returns the measure phase's end event's
+// detail (key=value pairs).
+func (st selftest) nullRunEnd(ctx context.Context, cfg run.Config) (measure.Summary, map[string]string, time.Duration, error) {
 	db, w, err := nullWorkload(ctx)
 	if err != nil {
-		return measure.Summary{}, 0, err
+		return measure.Summary{}, nil, 0, err
 	}
 	defer db.Close()
 	cfg.Seed = 1
+	end := &endObserver{}
 	before := cpuTime()
-	sums, err := run.Run(ctx, db, w, cfg, nil)
+	sums, err := run.Run(ctx, db, w, cfg, end)
 	used := cpuTime() - before
 	if err != nil {
-		return measure.Summary{}, used, fmt.Errorf("selftest: %w", err)
+		return measure.Summary{}, nil, used, fmt.Errorf("selftest: %w", err)
 	}
-	return sums[len(sums)-1], used, nil
+	return sums[len(sums)-1], end.detail, used, nil
+}
+
+// endObserver keeps the measure phase's end event's detail.
+type endObserver struct{ detail map[string]string }
+
+func (o *endObserver) Interval(measure.Interval) {}
+
+func (o *endObserver) Event(ev run.Event) {
+	if ev.Kind != run.EventPhaseEnd || ev.Name != measure.PhaseMeasure {
+		return
+	}
+	o.detail = map[string]string{}
+	for _, f := range strings.Fields(ev.Detail) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			o.detail[k] = v
+		}
+	}
+}
+
+// detailInt is detail[key] as a number, 0 when missing.
+func detailInt(detail map[string]string, key string) int64 {
+	n, _ := strconv.ParseInt(detail[key], 10, 64)
+	return n
 }
 
 func (st selftest) run(ctx context.Context, rates []float64, progress func(string)) (*SelftestResult, error) {
@@ -178,7 +250,7 @@ func (st selftest) run(ctx context.Context, rates []float64, progress func(strin
 	for _, r := range rates {
 		progress(fmt.Sprintf("selftest: open model at %g ops/s, %d clients, spin-wait %v, %v", r, st.clients, st.spin, st.per))
 		cfg := run.Config{Clients: st.clients, Model: run.Open{Rate: r}, Duration: st.per, SpinWait: st.spin}
-		sum, cpu, err := st.nullRun(ctx, cfg)
+		sum, detail, cpu, err := st.nullRunEnd(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -187,6 +259,7 @@ func (st selftest) run(ctx context.Context, rates []float64, progress func(strin
 			Target: r, Achieved: sum.Overall.Throughput, Dropped: sum.Dropped,
 			LagP50: sum.Lag.P50, LagP99: sum.Lag.P99, LagMax: sum.Lag.Max,
 			RespP50: sum.Overall.Response.P50, RespP99: sum.Overall.Response.P99,
+			SpinWindowMax: detailInt(detail, "spin_window_max_us"), LateAfterSleep: detailInt(detail, "late_after_sleep"), LateLead: detailInt(detail, "late_lead"), LateAfterSpin: detailInt(detail, "late_after_spin"),
 		}
 		p.ErrorPct = 100 * (p.Achieved - r) / r
 		if elapsed > 0 {
@@ -194,8 +267,21 @@ func (st selftest) run(ctx context.Context, rates []float64, progress func(strin
 		}
 		res.Open = append(res.Open, p)
 	}
+	if st.floor > 0 {
+		progress(fmt.Sprintf("selftest: machine floor, a thread sleeping %v at a time, then one spinning, %v each", floorInterval, st.floor))
+		f, err := run.MeasureFloor(ctx, st.floor, floorInterval)
+		if err != nil {
+			return nil, fmt.Errorf("selftest: %w", err)
+		}
+		res.Floor = &FloorResult{IntervalUS: floorInterval.Microseconds(), Sleep: hiccupsUS(f.Sleep), Spin: hiccupsUS(f.Spin),
+			SleepsOverSpinWaitPct: 100 * f.SleepLaterThan(st.spin)}
+	}
 	return res, nil
 }
+
+// floorInterval is the floor's sleep and window: the gap between
+// arrivals at 1,000 ops/s, where every operation follows a sleep.
+const floorInterval = time.Millisecond
 
 func printSelftest(w io.Writer, r *SelftestResult) {
 	fmt.Fprintf(w, "harness ceiling (closed model, null driver, workload C; %d CPUs, %s)\n", r.CPUs, r.Version)
@@ -204,11 +290,26 @@ func printSelftest(w io.Writer, r *SelftestResult) {
 		fmt.Fprintf(w, "  %8d %14s %11.0f ns\n", c.Clients, format.Int(int64(c.OpsPerS)), c.CPUPerOpNS)
 	}
 	fmt.Fprintf(w, "\ndispatch precision (open model, null driver: all of the response time is dbrig's; spin-wait %s)\n", r.SpinWait)
-	fmt.Fprintf(w, "  %10s %12s %8s %9s %9s %9s %9s %8s %8s\n", "target/s", "achieved/s", "error", "lag p50", "lag p99", "resp p50", "resp p99", "dropped", "CPU")
+	fmt.Fprintf(w, "  %10s %12s %8s %9s %9s %9s %9s %8s %8s %9s %13s\n", "target/s", "achieved/s", "error", "lag p50", "lag p99", "resp p50", "resp p99", "dropped", "CPU", "spin win", "late sl/ld/sp")
 	for _, p := range r.Open {
 		us := format.MicrosInt
-		fmt.Fprintf(w, "  %10s %12.1f %7.2f%% %9s %9s %9s %9s %8d %7.0f%%\n", format.Int(int64(p.Target)), p.Achieved, p.ErrorPct,
-			us(p.LagP50), us(p.LagP99), us(p.RespP50), us(p.RespP99), p.Dropped, p.CPUPercent)
+		fmt.Fprintf(w, "  %10s %12.1f %7.2f%% %9s %9s %9s %9s %8d %7.0f%% %9s %13s\n", format.Int(int64(p.Target)), p.Achieved, p.ErrorPct,
+			us(p.LagP50), us(p.LagP99), us(p.RespP50), us(p.RespP99), p.Dropped, p.CPUPercent, us(p.SpinWindowMax),
+			fmt.Sprintf("%d/%d/%d", p.LateAfterSleep, p.LateLead, p.LateAfterSpin))
+	}
+	fmt.Fprintln(w, "  (spin win: the widest spin window used; late sl/ld/sp: starts > 50µs late after a late sleep / a late lead / while spinning)")
+	if f := r.Floor; f != nil {
+		us := format.MicrosInt
+		fmt.Fprintf(w, "\nmachine floor (no generator: how late this machine runs a thread that only waits, per %v)\n", time.Duration(f.IntervalUS)*time.Microsecond)
+		fmt.Fprintf(w, "  %-22s %9s %9s %9s %9s %9s\n", "", "p50", "p99", "p99.9", "max", "samples")
+		for _, c := range []struct {
+			name string
+			h    HiccupsUS
+		}{{"sleep: woke late by", f.Sleep}, {"spin: stalled for", f.Spin}} {
+			fmt.Fprintf(w, "  %-22s %9s %9s %9s %9s %9d\n", c.name, us(c.h.P50), us(c.h.P99), us(c.h.P999), us(c.h.Max), c.h.Samples)
+		}
+		fmt.Fprintf(w, "  %.2f%% of sleeps woke later than the spin wait (%s): those operations start late by the rest.\n", f.SleepsOverSpinWaitPct, r.SpinWait)
+		fmt.Fprintln(w, "  A spinning thread's stalls are this machine's (VM, other processes): no generator starts operations more punctually.")
 	}
 	fmt.Fprintln(w, "\nLatencies far above these lag figures are the system's; near them, partly dbrig's (and this machine's).")
 }

@@ -18,7 +18,7 @@ import (
 // add up to the rates asked for, and the lag is never more than the
 // response time it is part of.
 func TestSelftestJSON(t *testing.T) {
-	code, out, errOut := dbrig(t, context.Background(), "selftest", "--json", "--duration", "300ms", "--rates", "500,2000", "--clients", "4")
+	code, out, errOut := dbrig(t, context.Background(), "selftest", "--json", "--duration", "300ms", "--rates", "500,2000", "--clients", "4", "--floor", "200ms")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -43,9 +43,26 @@ func TestSelftestJSON(t *testing.T) {
 		if p.Achieved+float64(p.Dropped)/0.3 < 0.9*p.Target || p.Achieved > 1.01*p.Target {
 			t.Errorf("%g ops/s: achieved %g (+%d dropped)", p.Target, p.Achieved, p.Dropped)
 		}
+		// The window is at least the spin wait and at most twice it.
+		if p.SpinWindowMax < 200 || p.SpinWindowMax > 400 || p.LateAfterSleep < 0 || p.LateAfterSpin < 0 {
+			t.Errorf("%g ops/s: spin window %d µs, late %d/%d", p.Target, p.SpinWindowMax, p.LateAfterSleep, p.LateAfterSpin)
+		}
 		if p.LagP50 > p.LagP99 || p.LagP99 > p.LagMax || p.LagP50 > p.RespP50+1 {
 			t.Errorf("%g ops/s: lag p50 %d p99 %d max %d, response p50 %d: inconsistent", p.Target, p.LagP50, p.LagP99, p.LagMax, p.RespP50)
 		}
+	}
+	f := r.Floor
+	if f == nil {
+		t.Fatal("no machine floor")
+	}
+	for name, h := range map[string]HiccupsUS{"sleep": f.Sleep, "spin": f.Spin} {
+		// 200 ms in windows of 1 ms (fewer if the machine stalled).
+		if h.Samples < 20 || h.Samples > 200 || h.P50 > h.P99 || h.P99 > h.P999 || h.P999 > h.Max {
+			t.Errorf("floor %s %+v: want ≤ 200 samples and ordered percentiles", name, h)
+		}
+	}
+	if f.IntervalUS != 1000 || f.SleepsOverSpinWaitPct < 0 || f.SleepsOverSpinWaitPct > 100 {
+		t.Errorf("floor %+v", f)
 	}
 	if r.SpinWait != "200µs" {
 		t.Errorf("spin wait %q, want the default 200µs", r.SpinWait)
@@ -61,6 +78,7 @@ func TestSelftestBadInput(t *testing.T) {
 		{"--spin-wait", "-1us"},
 		{"--soak", "10ms"},
 		{"--heap-profile", "/tmp/x"},
+		{"--floor", "5ms"},
 		{"extra"},
 	} {
 		code, _, errOut := dbrig(t, context.Background(), append([]string{"selftest"}, args...)...)
@@ -131,5 +149,26 @@ func TestSoakObserverSamplesEvery(t *testing.T) {
 				t.Fatalf("sampled at ops %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// The floor is printed beside the precision, with the share of sleeps the
+// spin wait does not cover; --floor 0 leaves it out.
+func TestPrintSelftestFloor(t *testing.T) {
+	r := &SelftestResult{CPUs: 2, SpinWait: "200µs", Floor: &FloorResult{IntervalUS: 1000,
+		Sleep: HiccupsUS{Samples: 1900, P50: 40, P99: 180, P999: 5200, Max: 5300},
+		Spin:  HiccupsUS{Samples: 2000, P50: 0, P99: 12, P999: 5000, Max: 5012}, SleepsOverSpinWaitPct: 0.25}}
+	var b strings.Builder
+	printSelftest(&b, r)
+	for _, want := range []string{"machine floor", "sleep: woke late by", "spin: stalled for", "5.30ms", "5.00ms", "per 1ms", "0.25% of sleeps woke later than the spin wait (200µs)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, b.String())
+		}
+	}
+	r.Floor = nil
+	b.Reset()
+	printSelftest(&b, r)
+	if strings.Contains(b.String(), "machine floor") {
+		t.Errorf("floor printed without one:\n%s", b.String())
 	}
 }
