@@ -1,4 +1,6 @@
-// Package redis is the dbrig driver for Redis (github.com/redis/go-redis/v9).
+// Package redis is the dbrig driver for Redis, through rueidis
+// (github.com/redis/rueidis, the default) or go-redis
+// (github.com/redis/go-redis/v9): property redis.client.
 //
 // Layout: each record is a hash "TABLE:KEY" (one hash field per record
 // field: HSET, HMGET, HGETALL). Scans use a sorted set "TABLE#index" that
@@ -13,27 +15,33 @@
 //     trip; updating a missing key is an error (errclass.ErrNotFound) and
 //     never creates a record.
 //   - hset: a plain HSET, one round trip without a script, as YCSB's own
-//     Java Redis binding does (HMSET): on a missing key it creates a hash
-//     holding only the updated fields, which is not in the scan index and
-//     is not reported as not found. Cheaper for the server (no script
+//     Java Redis binding (HMSET) and go-ycsb do: on a missing key it creates
+//     a hash holding only the updated fields, which is not in the scan index
+//     and is not reported as not found. Cheaper for the server (no script
 //     call); use it when every updated key exists (YCSB workloads A, B and
 //     F update loaded keys only) or to compare with YCSB's binding.
+//
+// Both clients send the same commands, so layout and semantics do not
+// depend on redis.client; rueidis pipelines the commands of concurrent
+// clients on shared connections (rueidis.go), go-redis gives each its own.
 //
 // Properties:
 //
 //	redis.addr      host:port of the server (default 127.0.0.1:6379)
+//	redis.read_addr host:port of a replica that serves Read and Scan (writes
+//	                still go to redis.addr or the Sentinel primary); its
+//	                reads may be stale: asynchronous replication
 //	redis.password  password (AUTH); never printed or stored
 //	redis.db        database number (default 0)
 //	redis.timeout   bound of one operation, retries included (default 2s)
-//	redis.poolsize  connections in the pool (default: threadcount, at least go-redis' 10 per CPU)
+//	redis.poolsize  go-redis' connections (default: threadcount, at least 10 per CPU)
 //	redis.update    checked (default) or hset: see above
 //	redis.sentinels Sentinel addresses host:port,…: the driver asks them for
 //	                the primary and follows a failover (redis.addr is then
 //	                not used); see sentinel.go
 //	redis.master    the name Sentinel monitors the primary under (default mymaster)
-//	redis.client    go-redis (default) or rueidis: a prototype, Read and Update
-//	                through rueidis' automatic pipelining (rueidis.go); not
-//	                with redis.sentinels
+//	redis.client    rueidis (default: automatic pipelining, see rueidis.go)
+//	                or go-redis; snapshots use a go-redis connection either way
 //	table           the table Reset drops (YCSB's property, default usertable)
 //
 // Example:
