@@ -1,6 +1,6 @@
-// Package redis is the dbrig driver for Redis, through rueidis
-// (github.com/redis/rueidis, the default) or go-redis
-// (github.com/redis/go-redis/v9): property redis.client.
+// Package redis is the dbrig driver for Redis, through go-redis
+// (github.com/redis/go-redis/v9, the default) or rueidis
+// (github.com/redis/rueidis): property redis.client.
 //
 // Layout: each record is a hash "TABLE:KEY" (one hash field per record
 // field: HSET, HMGET, HGETALL). Scans use a sorted set "TABLE#index" that
@@ -40,8 +40,9 @@
 //	                the primary and follows a failover (redis.addr is then
 //	                not used); see sentinel.go
 //	redis.master    the name Sentinel monitors the primary under (default mymaster)
-//	redis.client    rueidis (default: automatic pipelining, see rueidis.go)
-//	                or go-redis; snapshots use a go-redis connection either way
+//	redis.client    go-redis (default) or rueidis (automatic pipelining: less
+//	                client CPU with many clients, see rueidis.go); snapshots
+//	                use a go-redis connection either way
 //	table           the table Reset drops (YCSB's property, default usertable)
 //
 // Example:
@@ -144,7 +145,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	lib, err := p.Choice("redis.client", ClientRueidis, ClientGoRedis)
+	lib, err := p.Choice("redis.client", ClientGoRedis, ClientRueidis)
 	if err != nil {
 		return nil, err
 	}

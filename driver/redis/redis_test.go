@@ -133,7 +133,7 @@ func TestOpenBadProps(t *testing.T) {
 		{"bad timeout", []string{"redis.timeout", "soon"}, `property redis.timeout="soon": expected a duration`},
 		{"zero timeout", []string{"redis.timeout", "0"}, `property redis.timeout="0": expected a duration > 0`},
 		{"bad poolsize", []string{"redis.poolsize", "many"}, `property redis.poolsize="many": expected an integer`},
-		{"unknown client", []string{"redis.client", "jedis"}, `property redis.client="jedis": expected one of rueidis, go-redis`},
+		{"unknown client", []string{"redis.client", "jedis"}, `property redis.client="jedis": expected one of go-redis, rueidis`},
 		{"read_addr without port", []string{"redis.read_addr", "replica"}, `property redis.read_addr="replica": expected host:port (a replica that serves the reads)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -103,5 +104,63 @@ func TestReadAddrReplicaStale(t *testing.T) {
 				t.Errorf("primary: %+v (replica wrong %d), want no unpredictable or wrong reads among at least 100 checked", fromPrimary, fromReplica.Wrong)
 			}
 		})
+	}
+}
+
+// With redis.client=rueidis and redis.sentinels the driver asks Sentinel for
+// the primary (rueidis' Sentinel client) on a primary + replica + 3
+// Sentinels that dbrig starts; redis.addr, unused, points nowhere.
+func TestRueidisSentinel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis primary, replica and 3 Sentinels")
+	}
+	if _, err := exec.LookPath("redis-server"); err != nil && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skip("SKIPPED: redis-server not installed (apt-get install redis-server)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r := cluster.Redis{Replicas: 1, Sentinels: 3}
+	c, err := cluster.Up(ctx, r, cluster.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Down(context.Background())
+	props := r.Props(c.Nodes())
+	if props["redis.sentinels"] == "" {
+		t.Fatalf("recipe props %v: no sentinels", props)
+	}
+	var replica string
+	for _, n := range c.Nodes() {
+		if n.Role == "replica" {
+			replica = n.Addr
+		}
+	}
+	db := drivertest.Open(t, redis.Open, driver.Config{Props: drivertest.Props(
+		"redis.client", redis.ClientRueidis, "redis.sentinels", props["redis.sentinels"], "redis.master", props["redis.master"],
+		"redis.addr", "127.0.0.1:1", // not used with sentinels
+		"table", "rs")})
+	if got := db.(driver.Describer).Target(); !strings.HasPrefix(got, "redis-sentinel://") {
+		t.Errorf("target %q, want redis-sentinel://…", got)
+	}
+	if err := db.Insert(ctx, "rs", "k", driver.Record{"field0": []byte("v")}); err != nil {
+		t.Fatalf("insert through Sentinel: %v", err)
+	}
+	if got, err := db.Read(ctx, "rs", "k", nil); err != nil || string(got["field0"]) != "v" {
+		t.Fatalf("read back through Sentinel: %v, %v", got, err)
+	}
+	// A replica refuses writes (READONLY), so the insert reached the
+	// primary; reads through redis.read_addr see it once replicated.
+	rd := drivertest.Open(t, redis.Open, driver.Config{Props: drivertest.Props(
+		"redis.client", redis.ClientRueidis, "redis.addr", props["redis.addr"], "redis.read_addr", replica, "table", "rs")})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, err := rd.Read(ctx, "rs", "k", nil)
+		if err == nil && string(got["field0"]) == "v" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica never had the record: %v, %v", got, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
