@@ -8,12 +8,18 @@
 #   scripts/redis-vs-goycsb.sh DBRIG [SECONDS] [ROUNDS] [CLIENTS]
 #     e.g. scripts/redis-vs-goycsb.sh ./dbrig 5 3 16
 #
-# Prints per round and workload: ops/s of dbrig with redis.update=checked
-# (the default: a Lua EXISTS+HSET), with redis.update=hset (one plain HSET, as
-# go-ycsb's update), with redis.client=rueidis (checked updates, automatic
-# pipelining) and of go-ycsb; the client's CPU per operation (user +
+# Prints per round and workload the ops/s of each dbrig variant and of go-ycsb,
+# the ratio variant/go-ycsb, and the client's CPU per operation (user +
 # system µs of the tool's process / operations; the server's CPU is not in
-# it) and the ratios. Environment: DBRIG_REDIS_ADDR (host:port),
+# it). Variants (VARIANTS, default all four): CLIENT/UPDATE-MODE with CLIENT
+# go-redis or rueidis and the update mode
+#   checked  YCSB's update of an existing record: one EVALSHA of a Lua
+#            EXISTS+HSET; a missing key is not_found and is not created
+#   hset     one plain HSET, no script: a missing key is created (holding
+#            the updated fields only), as go-ycsb's and YCSB's own binding
+# go-ycsb's update is an HSET (the hset semantics). WORKLOADS (default
+# "a c"; b too) are YCSB's: a 50/50 read/update, b 95/5, c reads.
+# Environment: DBRIG_REDIS_ADDR (host:port),
 # DBRIG_REDIS_PASSWORD (optional, never printed), GOYCSB (default
 # /work/peers/go-ycsb/bin/go-ycsb, else go-ycsb on PATH; see
 # scripts/pg-vs-peers.sh for building it), RECORDS (default 100000).
@@ -75,14 +81,32 @@ ratio() { python3 -c 'import sys
 try: print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))
 except (ValueError, ZeroDivisionError): print("-")' "$1" "$2"; }
 
-printf '%-5s %-9s %10s %10s %10s %10s %8s %8s %8s   %s\n' round workload checked hset rueidis go-ycsb chk/ycsb hset/ycsb rue/ycsb "cpu µs/op: checked hset rueidis go-ycsb"
+variants=(${VARIANTS:-go-redis/checked go-redis/hset rueidis/checked rueidis/hset})
+workloads=(${WORKLOADS:-a c})
+readprop() { case $1 in a) echo 0.5 ;; b) echo 0.95 ;; c) echo 1 ;; *) echo "workload $1: expected a, b or c" >&2; exit 2 ;; esac; }
+for w in "${workloads[@]}"; do readprop "$w" >/dev/null; done
+echo "update modes: checked = Lua EXISTS+HSET, missing key not_found and not created; hset = plain HSET, missing key created (go-ycsb's update is an HSET)"
+hdr="round workload"
+for v in "${variants[@]}"; do hdr+=" $v"; done
+hdr+=" go-ycsb |"
+for v in "${variants[@]}"; do hdr+=" ${v}/ycsb"; done
+hdr+=" | cpu µs/op:"
+for v in "${variants[@]}"; do hdr+=" $v"; done
+echo "$hdr go-ycsb"
 for r in $(seq "$rounds"); do
-	for w in a c; do
-		read -r c cc < <(run_dbrig "workload$w" checked go-redis)
-		read -r g gc < <(run_goycsb "$([ "$w" = a ] && echo 0.5 || echo 1)")
-		read -r h hc < <(run_dbrig "workload$w" hset go-redis)
-		read -r u uc < <(run_dbrig "workload$w" checked rueidis)
-		printf '%-5s %-9s %10s %10s %10s %10s %8s %8s %8s   %s %s %s %s\n' "$r" "$w/$clients" "$c" "$h" "$u" "$g" \
-			"$(ratio "$c" "$g")" "$(ratio "$h" "$g")" "$(ratio "$u" "$g")" "$cc" "$hc" "$uc" "$gc"
+	for w in "${workloads[@]}"; do
+		ops=() cpus=()
+		# go-ycsb runs in the middle of the dbrig variants, so drift in the
+		# machine's load hits both sides alike.
+		half=$(( ${#variants[@]} / 2 ))
+		for i in "${!variants[@]}"; do
+			if [ "$i" = "$half" ]; then read -r g gc < <(run_goycsb "$(readprop "$w")"); fi
+			v=${variants[$i]}
+			read -r o c < <(run_dbrig "workload$w" "${v#*/}" "${v%/*}")
+			ops+=("$o") cpus+=("$c")
+		done
+		line="$r $w/$clients ${ops[*]} $g |"
+		for o in "${ops[@]}"; do line+=" $(ratio "$o" "$g")"; done
+		echo "$line | ${cpus[*]} $gc"
 	done
 done

@@ -1,4 +1,6 @@
-// Package redis is the dbrig driver for Redis (github.com/redis/go-redis/v9).
+// Package redis is the dbrig driver for Redis, through go-redis
+// (github.com/redis/go-redis/v9, the default) or rueidis
+// (github.com/redis/rueidis): property redis.client.
 //
 // Layout: each record is a hash "TABLE:KEY" (one hash field per record
 // field: HSET, HMGET, HGETALL). Scans use a sorted set "TABLE#index" that
@@ -13,27 +15,34 @@
 //     trip; updating a missing key is an error (errclass.ErrNotFound) and
 //     never creates a record.
 //   - hset: a plain HSET, one round trip without a script, as YCSB's own
-//     Java Redis binding does (HMSET): on a missing key it creates a hash
-//     holding only the updated fields, which is not in the scan index and
-//     is not reported as not found. Cheaper for the server (no script
+//     Java Redis binding (HMSET) and go-ycsb do: on a missing key it creates
+//     a hash holding only the updated fields, which is not in the scan index
+//     and is not reported as not found. Cheaper for the server (no script
 //     call); use it when every updated key exists (YCSB workloads A, B and
 //     F update loaded keys only) or to compare with YCSB's binding.
+//
+// Both clients send the same commands, so layout and semantics do not
+// depend on redis.client; rueidis pipelines the commands of concurrent
+// clients on shared connections (rueidis.go), go-redis gives each its own.
 //
 // Properties:
 //
 //	redis.addr      host:port of the server (default 127.0.0.1:6379)
+//	redis.read_addr host:port of a replica that serves Read and Scan (writes
+//	                still go to redis.addr or the Sentinel primary); its
+//	                reads may be stale: asynchronous replication
 //	redis.password  password (AUTH); never printed or stored
 //	redis.db        database number (default 0)
 //	redis.timeout   bound of one operation, retries included (default 2s)
-//	redis.poolsize  connections in the pool (default: threadcount, at least go-redis' 10 per CPU)
+//	redis.poolsize  go-redis' connections (default: threadcount, at least 10 per CPU)
 //	redis.update    checked (default) or hset: see above
 //	redis.sentinels Sentinel addresses host:port,…: the driver asks them for
 //	                the primary and follows a failover (redis.addr is then
 //	                not used); see sentinel.go
 //	redis.master    the name Sentinel monitors the primary under (default mymaster)
-//	redis.client    go-redis (default) or rueidis: a prototype, Read and Update
-//	                through rueidis' automatic pipelining (rueidis.go); not
-//	                with redis.sentinels
+//	redis.client    go-redis (default) or rueidis (automatic pipelining: less
+//	                client CPU with many clients, see rueidis.go); snapshots
+//	                use a go-redis connection either way
 //	table           the table Reset drops (YCSB's property, default usertable)
 //
 // Example:
@@ -63,13 +72,15 @@ import (
 
 // DB is a Redis connection pool; safe for concurrent use.
 type DB struct {
-	c       *goredis.Client
-	target  string // without the password
+	c       *goredis.Client // writes, snapshots (with either client)
+	rc      *goredis.Client // reads: c, or the one to redis.read_addr
+	target  string          // without the password
 	db      int
 	timeout time.Duration
 	table   string         // for Reset
 	hset    bool           // redis.update=hset: Update is a plain HSET (upsert)
-	rue     rueidis.Client // redis.client=rueidis: Read and Update (rueidis.go); else nil
+	rue     rueidis.Client // redis.client=rueidis: every driver.DB operation (rueidis.go); else nil
+	rueR    rueidis.Client // rueidis' reads: rue, or the one to redis.read_addr
 }
 
 // Update modes (property redis.update).
@@ -97,6 +108,12 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	addr := p.String("redis.addr", "127.0.0.1:6379")
 	if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
 		return nil, p.Errorf("redis.addr", "host:port")
+	}
+	readAddr := strings.TrimSpace(p.String("redis.read_addr", ""))
+	if readAddr != "" {
+		if _, port, err := net.SplitHostPort(readAddr); err != nil || port == "" {
+			return nil, p.Errorf("redis.read_addr", "host:port (a replica that serves the reads)")
+		}
 	}
 	password := p.String("redis.password", "")
 	dbn, err := p.IntMin("redis.db", 0, 0)
@@ -132,9 +149,6 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if lib == ClientRueidis && sents != nil {
-		return nil, p.Errorf("redis.client", "go-redis with redis.sentinels (the rueidis prototype does not follow Sentinel)")
-	}
 	o := &goredis.Options{
 		Addr:     addr,
 		Password: password,
@@ -158,20 +172,51 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	} else {
 		c = goredis.NewClient(o)
 	}
-	d := &DB{c: c, target: target, db: int(dbn), timeout: timeout, table: p.String("table", "usertable"), hset: mode == UpdateHSet}
+	if readAddr != "" {
+		target += " reads redis://" + readAddr + "/" + strconv.Itoa(int(dbn))
+	}
+	d := &DB{c: c, rc: c, target: target, db: int(dbn), timeout: timeout, table: p.String("table", "usertable"), hset: mode == UpdateHSet}
 	ctx, cancel := d.op(ctx)
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("redis: connect to %s: %w", addr, classify(err))
 	}
-	if lib == ClientRueidis {
-		if d.rue, err = openRueidis(addr, password, int(dbn), timeout); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("redis: connect to %s (rueidis): %w", addr, classifyRue(err))
-		}
+	if err := d.openReads(ctx, lib, o, readAddr, addr, sents, master); err != nil {
+		d.Close()
+		return nil, err
 	}
 	return d, nil
+}
+
+// openReads opens what Open has not: the rueidis client(s) with
+// redis.client=rueidis, and the go-redis pool to redis.read_addr with
+// go-redis; reads use the writes' client when there is no read_addr.
+func (d *DB) openReads(ctx context.Context, lib string, o *goredis.Options, readAddr, addr string, sents []string, master string) error {
+	var err error
+	if lib == ClientRueidis {
+		if d.rue, err = openRueidis(o.Addr, sents, master, o.Password, o.DB, d.timeout); err != nil {
+			return fmt.Errorf("redis: connect to %s (rueidis): %w", addr, classifyRue(err))
+		}
+		d.rueR = d.rue
+		if readAddr != "" {
+			if d.rueR, err = openRueidis(readAddr, nil, "", o.Password, o.DB, d.timeout); err != nil {
+				d.rueR = nil
+				return fmt.Errorf("redis: connect to the reads' %s (rueidis): %w", readAddr, classifyRue(err))
+			}
+		}
+		return nil
+	}
+	if readAddr == "" {
+		return nil
+	}
+	ro := *o
+	ro.Addr = readAddr
+	d.rc = goredis.NewClient(&ro)
+	if err := d.rc.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redis: connect to the reads' %s: %w", readAddr, classify(err))
+	}
+	return nil
 }
 
 // op bounds one operation by the driver's timeout.
@@ -192,7 +237,7 @@ func (d *DB) Read(ctx context.Context, table, key string, fields []string) (driv
 	}
 	if len(fields) == 0 { // nil means all; HMGET with no field would be an error
 
-		m, err := d.c.HGetAll(ctx, hk).Result()
+		m, err := d.rc.HGetAll(ctx, hk).Result()
 		if err != nil {
 			return nil, fmt.Errorf("redis read %q: %w", key, classify(err))
 		}
@@ -201,14 +246,14 @@ func (d *DB) Read(ctx context.Context, table, key string, fields []string) (driv
 		}
 		return fromMap(m), nil
 	}
-	vals, err := d.c.HMGet(ctx, hk, fields...).Result()
+	vals, err := d.rc.HMGet(ctx, hk, fields...).Result()
 	if err != nil {
 		return nil, fmt.Errorf("redis read %q: %w", key, classify(err))
 	}
 	rec, found := fromSlice(fields, vals)
 	if !found {
 		// HMGET cannot tell a missing key from missing fields; ask (rare).
-		n, err := d.c.Exists(ctx, hk).Result()
+		n, err := d.rc.Exists(ctx, hk).Result()
 		if err != nil {
 			return nil, fmt.Errorf("redis read %q: %w", key, classify(err))
 		}
@@ -251,7 +296,10 @@ func (d *DB) Scan(ctx context.Context, table, startKey string, n int, fields []s
 	if startKey == "" {
 		start = "-"
 	}
-	keys, err := d.c.ZRangeArgs(ctx, goredis.ZRangeArgs{
+	if d.rue != nil {
+		return d.rueScan(ctx, table, start, startKey, n, fields)
+	}
+	keys, err := d.rc.ZRangeArgs(ctx, goredis.ZRangeArgs{
 		Key: indexKey(table), Start: start, Stop: "+", ByLex: true, Count: int64(n),
 	}).Result()
 	if err != nil {
@@ -260,7 +308,7 @@ func (d *DB) Scan(ctx context.Context, table, startKey string, n int, fields []s
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	pipe := d.c.Pipeline()
+	pipe := d.rc.Pipeline()
 	cmds := make([]goredis.Cmder, len(keys))
 	for i, k := range keys {
 		if len(fields) == 0 {
@@ -321,6 +369,9 @@ func (d *DB) Update(ctx context.Context, table, key string, values driver.Record
 func (d *DB) Insert(ctx context.Context, table, key string, values driver.Record) error {
 	ctx, cancel := d.op(ctx)
 	defer cancel()
+	if d.rue != nil {
+		return d.rueInsert(ctx, table, key, values)
+	}
 	hk := hashKey(table, key)
 	_, err := d.c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 		if len(values) > 0 {
@@ -347,6 +398,9 @@ func flatten(values driver.Record) []any {
 func (d *DB) Delete(ctx context.Context, table, key string) error {
 	ctx, cancel := d.op(ctx)
 	defer cancel()
+	if d.rue != nil {
+		return d.rueDelete(ctx, table, key)
+	}
 	var del *goredis.IntCmd
 	_, err := d.c.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 		del = p.Del(ctx, hashKey(table, key))
@@ -374,6 +428,9 @@ func (d *DB) InsertBatch(ctx context.Context, table string, keys []string, value
 	}
 	ctx, cancel := d.op(ctx)
 	defer cancel()
+	if d.rue != nil {
+		return d.rueInsertBatch(ctx, table, keys, values)
+	}
 	members := make([]goredis.Z, len(keys))
 	_, err := d.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
 		for i, k := range keys {
@@ -395,10 +452,18 @@ func (d *DB) InsertBatch(ctx context.Context, table string, keys []string, value
 func (d *DB) ServerVersion(ctx context.Context) (string, error) {
 	ctx, cancel := d.op(ctx)
 	defer cancel()
+	if d.rue != nil {
+		return d.rueServerVersion(ctx)
+	}
 	info, err := d.c.Info(ctx, "server").Result()
 	if err != nil {
 		return "", fmt.Errorf("redis version: %w", classify(err))
 	}
+	return versionOf(info)
+}
+
+// versionOf finds redis_version in the reply of INFO server.
+func versionOf(info string) (string, error) {
 	for _, line := range strings.Split(info, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
 			return v, nil
@@ -417,6 +482,17 @@ func (d *DB) Reset(ctx context.Context) error {
 	ix := indexKey(d.table)
 	for {
 		cctx, cancel := d.op(ctx)
+		if d.rue != nil {
+			n, err := d.rueResetChunk(cctx, chunk)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("redis reset %s: %w", d.table, classifyRue(err))
+			}
+			if n < chunk {
+				return nil
+			}
+			continue
+		}
 		keys, err := d.c.ZRange(cctx, ix, 0, chunk-1).Result()
 		if err == nil && len(keys) > 0 {
 			hks := make([]string, len(keys))
@@ -447,10 +523,16 @@ func toAny(ss []string) []any {
 	return a
 }
 
-// Close closes the pool (and rueidis' connection).
+// Close closes the pools (and rueidis' connections).
 func (d *DB) Close() error {
+	if d.rueR != nil && d.rueR != d.rue {
+		d.rueR.Close()
+	}
 	if d.rue != nil {
 		d.rue.Close()
+	}
+	if d.rc != d.c {
+		d.rc.Close()
 	}
 	return d.c.Close()
 }

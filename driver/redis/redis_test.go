@@ -69,9 +69,15 @@ func TestConformance(t *testing.T) {
 }
 
 func TestReset(t *testing.T) {
+	for _, client := range []string{ClientGoRedis, ClientRueidis} {
+		t.Run(client, func(t *testing.T) { testReset(t, client) })
+	}
+}
+
+func testReset(t *testing.T, client string) {
 	addr, props := server(t)
-	table := fmt.Sprintf("reset_%d", time.Now().UnixNano())
-	db := open(t, props("redis.addr", addr, "table", table))
+	table := fmt.Sprintf("reset_%s_%d", client, time.Now().UnixNano())
+	db := open(t, props("redis.addr", addr, "table", table, "redis.client", client))
 	defer db.Close()
 	ctx := t.Context()
 	const n = 2500 // more than one Reset chunk
@@ -127,7 +133,8 @@ func TestOpenBadProps(t *testing.T) {
 		{"bad timeout", []string{"redis.timeout", "soon"}, `property redis.timeout="soon": expected a duration`},
 		{"zero timeout", []string{"redis.timeout", "0"}, `property redis.timeout="0": expected a duration > 0`},
 		{"bad poolsize", []string{"redis.poolsize", "many"}, `property redis.poolsize="many": expected an integer`},
-		{"rueidis with sentinels", []string{"redis.client", "rueidis", "redis.sentinels", "127.0.0.1:26379"}, `property redis.client="rueidis": expected go-redis with redis.sentinels`},
+		{"unknown client", []string{"redis.client", "jedis"}, `property redis.client="jedis": expected one of go-redis, rueidis`},
+		{"read_addr without port", []string{"redis.read_addr", "replica"}, `property redis.read_addr="replica": expected host:port (a replica that serves the reads)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open(t.Context(), driver.Config{Props: drivertest.Props(tc.kv...)})
@@ -162,12 +169,18 @@ func TestOpenNoServer(t *testing.T) {
 // with it works, and neither its target nor any error it returns (a wrong
 // password, no server, an outage, bad properties) shows it.
 func TestTargetHidesPassword(t *testing.T) {
+	for _, client := range []string{ClientGoRedis, ClientRueidis} {
+		t.Run(client, func(t *testing.T) { testTargetHidesPassword(t, client) })
+	}
+}
+
+func testTargetHidesPassword(t *testing.T, client string) {
 	addr, props := server(t)
 	pw := testenv.Need(t, "DBRIG_REDIS_PASSWORD")
 	px := drivertest.NewProxies(t, addr)
 	table := fmt.Sprintf("pw_%d", time.Now().UnixNano())
 	dropTable(t, addr, table)
-	db := open(t, props("redis.addr", px.Addrs()[0], "redis.db", "0", "redis.timeout", "500ms", "table", table))
+	db := open(t, props("redis.addr", px.Addrs()[0], "redis.db", "0", "redis.timeout", "500ms", "table", table, "redis.client", client))
 	defer db.Close()
 	if got, want := db.Target(), "redis://"+px.Addrs()[0]+"/0"; got != want {
 		t.Errorf("Target = %q, want %q", got, want)
@@ -186,10 +199,10 @@ func TestTargetHidesPassword(t *testing.T) {
 	}
 
 	// Without the password, or with a wrong one, the server refuses.
-	_, err := Open(ctx, driver.Config{Props: drivertest.Props("redis.addr", addr)})
+	_, err := Open(ctx, driver.Config{Props: drivertest.Props("redis.addr", addr, "redis.client", client)})
 	note("no password", err)
 	wrong := "wrong" + pw
-	_, err = Open(ctx, driver.Config{Props: drivertest.Props("redis.addr", addr, "redis.password", wrong)})
+	_, err = Open(ctx, driver.Config{Props: drivertest.Props("redis.addr", addr, "redis.password", wrong, "redis.client", client)})
 	note("wrong password", err)
 	if got := testenv.Leak(fmt.Sprint(err), wrong); got != "" {
 		t.Errorf("the wrong password's error shows %q: %v", got, err)
@@ -201,7 +214,7 @@ func TestTargetHidesPassword(t *testing.T) {
 	}
 	gone := ln.Addr().String()
 	ln.Close()
-	_, err = Open(ctx, driver.Config{Props: props("redis.addr", gone, "redis.timeout", "500ms")})
+	_, err = Open(ctx, driver.Config{Props: props("redis.addr", gone, "redis.timeout", "500ms", "redis.client", client)})
 	note("no server", err)
 	_, err = Open(ctx, driver.Config{Props: props("redis.addr", addr, "redis.db", "-1")})
 	note("bad redis.db", err)
@@ -217,6 +230,8 @@ func TestTargetHidesPassword(t *testing.T) {
 	note("Insert", db.Insert(ctx, table, "k2", driver.Record{"field0": []byte("w")}))
 	note("InsertBatch", db.InsertBatch(ctx, table, []string{"k3"}, []driver.Record{{"field0": []byte("w")}}))
 	note("Delete", db.Delete(ctx, table, "k"))
+	_, err = db.ServerVersion(ctx)
+	note("ServerVersion", err)
 	if err := px.Up(); err != nil {
 		t.Fatal(err)
 	}
@@ -273,10 +288,16 @@ func (timeoutErr) Temporary() bool { return true }
 // An empty, non-nil field list reads all fields, as nil does (HMGET with no
 // field would be a server error).
 func TestReadEmptyFieldList(t *testing.T) {
+	for _, client := range []string{ClientGoRedis, ClientRueidis} {
+		t.Run(client, func(t *testing.T) { testReadEmptyFieldList(t, client) })
+	}
+}
+
+func testReadEmptyFieldList(t *testing.T, client string) {
 	addr, props := server(t)
-	table := fmt.Sprintf("empty_%d", time.Now().UnixNano())
+	table := fmt.Sprintf("empty_%s_%d", client, time.Now().UnixNano())
 	dropTable(t, addr, table)
-	db := open(t, props("redis.addr", addr, "table", table))
+	db := open(t, props("redis.addr", addr, "table", table, "redis.client", client))
 	defer db.Close()
 	rec := driver.Record{"field0": []byte("a"), "field1": []byte("b")}
 	if err := db.Insert(t.Context(), table, "k", rec); err != nil {
@@ -299,7 +320,7 @@ func TestReadEmptyFieldList(t *testing.T) {
 func TestUpdateModes(t *testing.T) {
 	addr, props := server(t)
 	for _, tc := range []struct{ mode, client string }{
-		{"", ""}, {UpdateChecked, ""}, {UpdateHSet, ""}, {UpdateChecked, ClientRueidis}, {UpdateHSet, ClientRueidis},
+		{"", ""}, {UpdateChecked, ClientGoRedis}, {UpdateHSet, ClientGoRedis}, {UpdateChecked, ClientRueidis}, {UpdateHSet, ClientRueidis},
 	} {
 		mode := tc.mode
 		t.Run("mode="+mode+"/client="+tc.client, func(t *testing.T) {
