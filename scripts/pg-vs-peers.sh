@@ -5,6 +5,9 @@
 # the keys as YCSB does ('user' || fnv1a64(keynum), pgbench's hash_fnv1a with
 # seed 0 is YCSB's fnvhash64), go-ycsb's postgresql binding reads it by name.
 # Closed model, rounds alternate the tools so machine noise hits all of them.
+# WORKLOAD=workloada instead: half reads, half updates of one 100-byte field
+# (pgbench: the read script and an UPDATE of field0 by the same keys, 1:1;
+# go-ycsb and dbrig: readproportion 0.5, updateproportion 0.5).
 #
 #   scripts/pg-vs-peers.sh DBRIG [SECONDS] [ROUNDS] [CLIENTS…]
 #     e.g. scripts/pg-vs-peers.sh ./dbrig 5 3 1 4 16
@@ -35,6 +38,12 @@ clients=("$@")
 old=${DBRIG_OLD:-}
 table=${TABLE:-pgpeers_usertable}
 records=${RECORDS:-100000}
+wl=${WORKLOAD:-workloadc}
+case "$wl" in
+workloadc) readp=1 updatep=0 ;;
+workloada) readp=0.5 updatep=0.5 ;;
+*) echo "pg-vs-peers.sh: WORKLOAD=$wl: expected workloadc or workloada" >&2; exit 2 ;;
+esac
 goycsb=${GOYCSB:-/work/peers/go-ycsb/bin/go-ycsb}
 [ -x "$goycsb" ] || goycsb=$(command -v go-ycsb || true)
 tmp=$(mktemp -d)
@@ -80,12 +89,18 @@ cat >"$tmp/read.sql" <<EOF
 \set h abs(hash_fnv1a(:id, 0))
 SELECT * FROM $table WHERE ycsb_key = 'user' || :h;
 EOF
+pgscripts=(-f "$tmp/read.sql")
+if [ "$wl" = workloada ]; then
+	sed '$d' "$tmp/read.sql" >"$tmp/update.sql"
+	echo "UPDATE $table SET field0 = convert_to(repeat('u', 100), 'SQL_ASCII') WHERE ycsb_key = 'user' || :h;" >>"$tmp/update.sql"
+	pgscripts=(-f "$tmp/read.sql@1" -f "$tmp/update.sql@1")
+fi
 
 cpu() { python3 -c 'import sys; u, s = map(float, open(sys.argv[1]).read().split()[-2:]); print(u + s)' "$tmp/cpu"; }
 
 # Each prints "ops/s cpu_us_per_op".
 run_dbrig() { # binary clients
-	/usr/bin/time -f "%U %S" -o "$tmp/cpu" "$1" run --driver postgres -P workloadc -p pg.url="$DBRIG_PG_URL" -p table="$table" \
+	/usr/bin/time -f "%U %S" -o "$tmp/cpu" "$1" run --driver postgres -P "$wl" -p pg.url="$DBRIG_PG_URL" -p table="$table" \
 		-p recordcount="$records" -p operationcount=0 --skip-load --clients "$2" --duration "${secs}s" \
 		--store "$tmp/$(basename "$1")-$RANDOM.db" --quiet --json 2>/dev/null >"$tmp/out"
 	python3 - "$tmp/out" "$(cpu)" <<'PY'
@@ -95,7 +110,7 @@ print("%.0f %.1f %d" % (o["throughput"], float(sys.argv[2]) * 1e6 / max(o["count
 PY
 }
 run_pgbench() { # clients
-	/usr/bin/time -f "%U %S" -o "$tmp/cpu" pgbench -n -M prepared -f "$tmp/read.sql" -c "$1" -j "$(($1 < 2 ? 1 : 2))" -T "$secs" \
+	/usr/bin/time -f "%U %S" -o "$tmp/cpu" pgbench -n -M prepared "${pgscripts[@]}" -c "$1" -j "$(($1 < 2 ? 1 : 2))" -T "$secs" \
 		"$DBRIG_PG_URL" >"$tmp/out" 2>&1
 	python3 - "$tmp/out" "$(cpu)" <<'PY'
 import re, sys
@@ -111,7 +126,7 @@ run_goycsb() { # clients; go-ycsb has no time limit of its own: SIGTERM prints i
 		return
 	fi
 	/usr/bin/time -f "%U %S" -o "$tmp/cpu" timeout --foreground -s TERM "$secs" "$goycsb" run postgresql -p workload=core \
-		-p readallfields=true -p readproportion=1 -p updateproportion=0 -p scanproportion=0 -p insertproportion=0 \
+		-p readallfields=true -p readproportion="$readp" -p updateproportion="$updatep" -p scanproportion=0 -p insertproportion=0 \
 		-p requestdistribution=zipfian -p operationcount=1000000000 -p threadcount="$1" "${gprops[@]}" >"$tmp/out" 2>&1 || true
 	python3 - "$tmp/out" "$(cpu)" <<'PY'
 import re, sys

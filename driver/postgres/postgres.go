@@ -17,6 +17,11 @@
 //
 //	pg.url       connection URL (required), e.g. postgres://user:secret@127.0.0.1:5432/db?sslmode=disable;
 //	             the password is redacted wherever the target is shown or stored
+//	pg.read_url  connection URL that reads (Read, Scan) go to, e.g. a streaming
+//	             replica's (default: pg.url); writes, the load, resets and
+//	             snapshots go to pg.url. Redacted and checked as pg.url is.
+//	             Reads from an asynchronous replica may be stale: the way to
+//	             measure it is an SLA term unpredictable (dbrig rate, bench)
 //	pg.timeout   per-operation timeout (default 10s; 0 = none), armed as the
 //	             connection's socket deadline (no timer context per operation);
 //	             waiting for a free connection (pg.poolsize < clients) is not bounded by it.
@@ -50,7 +55,9 @@ import (
 
 // DB is a PostgreSQL target. It is safe for concurrent use.
 type DB struct {
-	pool    *pgxpool.Pool
+	pool *pgxpool.Pool
+	// reads is the pool Read and Scan use: pool itself, or pg.read_url's.
+	reads   *pgxpool.Pool
 	layout  *sqltable.Layout
 	timeout time.Duration
 	target  string
@@ -86,14 +93,16 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 		return nil, err
 	}
 
-	pc, err := pgxpool.ParseConfig(url)
+	pc, err := poolConfig(url, src, "pg.url", o)
 	if err != nil {
-		// pgx's message repeats the URL; show it redacted.
-		return nil, fmt.Errorf("%s: property pg.url=%q: expected a PostgreSQL URL", src, spec.RedactConnInfo(url))
+		return nil, err
 	}
-	pc.MaxConns = int32(o.PoolSize)
-	if o.Timeout > 0 && pc.ConnConfig.ConnectTimeout == 0 {
-		pc.ConnConfig.ConnectTimeout = o.Timeout
+	readURL, readSrc, _ := p.Lookup("pg.read_url")
+	var rc *pgxpool.Config
+	if readURL != "" {
+		if rc, err = poolConfig(readURL, readSrc, "pg.read_url", o); err != nil {
+			return nil, err
+		}
 	}
 	db := &DB{layout: o.Layout, timeout: o.Timeout, target: spec.RedactConnInfo(url), copy: batch == "copy",
 		prepared: pc.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
@@ -101,14 +110,39 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres %s: %w", db.target, classify(err))
 	}
+	db.reads = db.pool
+	if rc != nil {
+		if db.reads, err = pgxpool.NewWithConfig(ctx, rc); err != nil {
+			db.pool.Close()
+			return nil, fmt.Errorf("postgres reads %s: %w", spec.RedactConnInfo(readURL), classify(err))
+		}
+		// Read's protocol-level path needs pgx's statement cache on both.
+		db.prepared = db.prepared && rc.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement
+		db.target += " (reads: " + spec.RedactConnInfo(readURL) + ")"
+	}
 	if _, err := db.table(ctx, o.Table); err != nil {
-		db.pool.Close()
+		db.Close()
 		return nil, err
 	}
 	return db, nil
 }
 
-// Target is pg.url without its password.
+// poolConfig parses the connection URL of property key (pg.url,
+// pg.read_url) and applies pg.poolsize and pg.timeout to it.
+func poolConfig(url string, src spec.Source, key string, o sqltable.Options) (*pgxpool.Config, error) {
+	pc, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's message repeats the URL; show it redacted.
+		return nil, fmt.Errorf("%s: property %s=%q: expected a PostgreSQL URL", src, key, spec.RedactConnInfo(url))
+	}
+	pc.MaxConns = int32(o.PoolSize)
+	if o.Timeout > 0 && pc.ConnConfig.ConnectTimeout == 0 {
+		pc.ConnConfig.ConnectTimeout = o.Timeout
+	}
+	return pc, nil
+}
+
+// Target is pg.url without its password (and pg.read_url's, when given).
 func (db *DB) Target() string { return db.target }
 
 // table returns the statement cache of a table, creating the table first.
@@ -150,7 +184,16 @@ func (db *DB) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 // connection, as a cancelled context does. Waiting for a free connection
 // (pg.poolsize below the client count) is bounded by ctx alone.
 func (db *DB) conn(ctx context.Context) (*pgxpool.Conn, error) {
-	c, err := db.pool.Acquire(ctx)
+	return db.connOf(ctx, db.pool)
+}
+
+// readConn is conn from the pool of reads (pg.read_url, else pg.url).
+func (db *DB) readConn(ctx context.Context) (*pgxpool.Conn, error) {
+	return db.connOf(ctx, db.reads)
+}
+
+func (db *DB) connOf(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, error) {
+	c, err := pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +241,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 	if err != nil {
 		return nil, fmt.Errorf("postgres read %s: %w", table, err)
 	}
-	c, err := db.conn(ctx)
+	c, err := db.readConn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("postgres read %s %q: %w", table, key, classify(err))
 	}
@@ -354,7 +397,7 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, n int, fields []
 	if err != nil {
 		return nil, fmt.Errorf("postgres scan %s: %w", table, err)
 	}
-	c, err := db.conn(ctx)
+	c, err := db.readConn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("postgres scan %s %q: %w", table, startKey, classify(err))
 	}
@@ -546,6 +589,9 @@ func (db *DB) Records(ctx context.Context, table string) (int64, error) {
 
 // Close closes every connection.
 func (db *DB) Close() error {
+	if db.reads != db.pool {
+		db.reads.Close()
+	}
 	db.pool.Close()
 	return nil
 }

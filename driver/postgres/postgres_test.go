@@ -85,6 +85,7 @@ func TestOpenErrors(t *testing.T) {
 		{"bad batch", []string{"pg.url=postgres://127.0.0.1:1/x", "pg.batch=fast"}, "one of copy, insert"},
 		{"bad fieldcount", []string{"pg.url=postgres://127.0.0.1:1/x", "fieldcount=0"}, "fieldcount"},
 		{"bad table", []string{"pg.url=postgres://127.0.0.1:1/x", "pg.timeout=2s", "table=user table"}, "table name"},
+		{"bad read url", []string{"pg.url=postgres://127.0.0.1:1/x", "pg.read_url=postgres://u:hunter2@127.0.0.1:1/db?sslmode=bogus"}, `pg.read_url="postgres://u:REDACTED@`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +95,45 @@ func TestOpenErrors(t *testing.T) {
 				t.Errorf("error leaks the password: %v", err)
 			}
 		})
+	}
+}
+
+// pg.read_url sends Read and Scan to its server (here: another schema of
+// the same server, holding other rows) and everything else to pg.url.
+func TestReadURLRoutesReads(t *testing.T) {
+	ctx := context.Background()
+	writes, reads := schemaURL(t), schemaURL(t)
+	other := open(t, "pg.url="+reads, "fieldcount=1")
+	db := open(t, "pg.url="+writes, "pg.read_url="+reads, "fieldcount=1")
+	if got := db.Target(); strings.Contains(got, "dbrig-secret") || strings.Count(got, "REDACTED") != 2 || !strings.Contains(got, "reads: ") {
+		t.Errorf("Target %q: want both URLs, passwords redacted", got)
+	}
+	if err := db.Insert(ctx, "usertable", "k1", drivertest.Rec("field0", "written")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Read(ctx, "usertable", "k1", nil); !errors.Is(err, errclass.ErrNotFound) {
+		t.Errorf("read of a key written to pg.url only: %v, want not found (read from pg.read_url)", err)
+	}
+	if err := other.Insert(ctx, "usertable", "k1", drivertest.Rec("field0", "on the read server")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Read(ctx, "usertable", "k1", nil)
+	if err != nil || string(got["field0"]) != "on the read server" {
+		t.Errorf("read = %q, %v; want the read server's row", got, err)
+	}
+	recs, err := db.Scan(ctx, "usertable", "k", 10, nil)
+	if err != nil || len(recs) != 1 || string(recs[0]["field0"]) != "on the read server" {
+		t.Errorf("scan = %q, %v; want the read server's one row", recs, err)
+	}
+	// Updates and deletes go to pg.url, where k1 holds "written".
+	if err := db.Update(ctx, "usertable", "k1", drivertest.Rec("field0", "updated")); err != nil {
+		t.Errorf("update on pg.url: %v", err)
+	}
+	if err := db.Delete(ctx, "usertable", "k1"); err != nil {
+		t.Errorf("delete on pg.url: %v", err)
+	}
+	if got, err := other.Read(ctx, "usertable", "k1", nil); err != nil || string(got["field0"]) != "on the read server" {
+		t.Errorf("the read server's row changed: %q, %v", got, err)
 	}
 }
 

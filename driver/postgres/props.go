@@ -9,6 +9,7 @@ import (
 func Driver() driver.Driver {
 	return driver.Driver{Open: Open, Doc: "PostgreSQL (github.com/jackc/pgx/v5)", Props: []spec.Decl{
 		{Key: "pg.url", Type: "url", Doc: "connection URL or key=value string (required), e.g. postgres://user:secret@127.0.0.1:5432/db?sslmode=disable", Secret: spec.RedactConnInfo},
+		{Key: "pg.read_url", Type: "url", Doc: "connection URL that reads (READ, SCAN) go to, e.g. a streaming replica's (default: pg.url); writes go to pg.url", Secret: spec.RedactConnInfo},
 		{Key: "pg.timeout", Type: "duration", Default: "10s", Doc: "per-operation timeout (0 = none), on the connection's socket; a wait for a free connection (poolsize < clients) is not bounded by it"},
 		{Key: "pg.poolsize", Type: "int", Default: "max(threadcount, 4)", Doc: "connections"},
 		{Key: "pg.batch", Type: "string", Default: "copy", Doc: "bulk-load method: copy (COPY FROM STDIN) or insert (multi-row INSERT)"},
