@@ -96,6 +96,10 @@ type Options struct {
 	// Votes runs agrees; a pass is taken at once. 0: DefaultVotes; 1: every
 	// first verdict is final.
 	Votes int
+	// NoSettle skips the settle step: after the first load and after each
+	// reset, a driver.Settler waits for the store's background work
+	// (settle.go).
+	NoSettle bool
 }
 
 // Hooks let a caller watch a rating. Every field is optional.
@@ -129,6 +133,7 @@ type Step struct {
 	Length        float64          `json:"length_s"`                // the measured window asked for (stretched for the sample)
 	Ops           int64            `json:"ops"`                     // operations measured
 	Vote          int              `json:"vote,omitempty"`          // 2, 3: a repeat of a failed target (Votes)
+	SettleS       float64          `json:"settle_s,omitempty"`      // of reset_s (first_load_s): waiting for the store to settle
 }
 
 // Times is the rating-time split, measured: Λ = ζ + ω·ν + η·δ + Δ.
@@ -141,6 +146,9 @@ type Times struct {
 	FinalS       float64 `json:"final_s"`       // Δ
 	TotalS       float64 `json:"total_s"`       // Λ, wall time
 	EarlySavedS  float64 `json:"early_saved_s"` // experiment time early stopping saved
+	// SettleS is the part of ζ and ω·ν spent settling the store after the
+	// load and the resets (settle.go).
+	SettleS float64 `json:"settle_s"`
 }
 
 // Rating is a finished (or failed) rating.
@@ -431,8 +439,11 @@ func (r *rater) rule() string {
 	if r.minOps > 0 {
 		parts = append(parts, fmt.Sprintf("lasts until %d operations (%d beyond the SLA's percentile; at most %d× its length)", r.minOps, r.opts.MinTail, maxStretch))
 	}
+	if r.settles() {
+		parts = append(parts, "starts after the store settled from the load or reset (its background work done; in the reset's time)")
+	}
 	if r.opts.Votes > 1 {
-		parts = append(parts, fmt.Sprintf("a pass counts at once, a failure only when a majority of up to %d runs fails", r.opts.Votes))
+		parts = append(parts, fmt.Sprintf("a failure counts only when a majority of up to %d runs fails; a pass counts at once while the search grows and in the final run, and needs that majority too once a target has failed (bisecting)", r.opts.Votes))
 	} else {
 		parts = append(parts, "every verdict is one run's")
 	}
@@ -470,8 +481,10 @@ type rater struct {
 	// acknowledged inserts carried over, and why the next step may not keep.
 	canSnapshot bool
 	keyRestore  bool    // the driver restores single keys of an image (driver.KeyRestorer)
+	settler     bool    // the driver settles after a load or reset (driver.Settler)
 	minOps      int64   // operations an experiment needs for the SLA's percentile (length)
 	late        int     // runs of the current verdict repeated because dbrig was late
+	bisecting   bool    // a search target has failed: a pass needs a majority too
 	log         *keyLog // the keys the last experiment wrote (repair, snapshot of keys)
 	deletes     bool
 	records     int64
@@ -512,20 +525,31 @@ func (r *rater) search(ctx context.Context) error {
 	return nil
 }
 
-// verdict decides a target. A pass is taken at once: the noise of a
-// shared machine (a stalled process, a checkpoint, a scheduler hiccup)
-// only adds latency, so with a sample of MinTail operations beyond the
-// percentile a pass cannot be had by luck. A failure is run again until a
-// majority of up to Votes runs agrees (3: two failures, or two passes out
-// of three); early stopping makes a repeated failure cheap. The step
-// returned carries the majority's verdict.
+// verdict decides a target. While the search grows, a pass is taken at
+// once (cheap, and far below the answer a pass is no luck). Once a target
+// has failed, the search bisects near the boundary, where one lucky run
+// decided ratings (two back to back: a pass at 2,750 ops/s after mixed
+// verdicts at 2,500 and 3,000, then three failed final runs): there a pass
+// too needs a majority of up to Votes runs. A failure always needs one;
+// early stopping makes a repeated failure cheap. The final run keeps the
+// search's first rule (a failure steps the answer down). The step returned
+// carries the majority's verdict.
 func (r *rater) verdict(ctx context.Context, kind string, target float64, dur time.Duration) (Step, error) {
-	return decide(r.opts.Votes, func(vote int) (Step, error) { return r.experiment(ctx, kind, target, dur, vote) })
+	return r.judge(kind, func(vote int) (Step, error) { return r.experiment(ctx, kind, target, dur, vote) })
+}
+
+// judge applies the rule of verdict to the runs of one target.
+func (r *rater) judge(kind string, run func(vote int) (Step, error)) (Step, error) {
+	st, err := decide(r.opts.Votes, kind == "search" && r.bisecting, run)
+	if err == nil && kind == "search" && !st.Pass {
+		r.bisecting = true
+	}
+	return st, err
 }
 
 // decide runs votes (1, 2, …) until the verdict is known: the first run's
-// pass, or a majority of up to votes runs.
-func decide(votes int, run func(vote int) (Step, error)) (Step, error) {
+// pass (unless both), or a majority of up to votes runs.
+func decide(votes int, both bool, run func(vote int) (Step, error)) (Step, error) {
 	need := votes/2 + 1
 	fails, passes := 0, 0
 	for vote := 1; ; vote++ {
@@ -538,7 +562,7 @@ func decide(votes int, run func(vote int) (Step, error)) (Step, error) {
 		} else {
 			fails++
 		}
-		if (st.Pass && vote == 1) || passes >= need {
+		if (st.Pass && vote == 1 && !both) || passes >= need {
 			st.Pass = true
 			return st, nil
 		}
@@ -649,6 +673,11 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 		return st, runErr
 	}
 	st.RunID = out.RunID
+	if st.SettleS > 0 {
+		if err := r.store.AddRunMetrics(context.WithoutCancel(ctx), out.RunID, settleMetric(st)); err != nil {
+			r.hooks.Warn(err)
+		}
+	}
 	stopped := stop.reason() != "" && ctx.Err() == nil
 	if runErr != nil && !stopped {
 		return st, fmt.Errorf("%s experiment at %s (run %d): %w", kind, formatTarget(r.opts.By, target), out.RunID, runErr)

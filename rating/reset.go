@@ -49,6 +49,7 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 		_, canSnapshot = db.(driver.Snapshotter)
 		_, canReset = db.(driver.Resetter)
 		_, r.keyRestore = db.(driver.KeyRestorer)
+		_, r.settler = db.(driver.Settler)
 		done()
 		if canSnapshot {
 			works = append(works, ResetSnapshot)
@@ -111,8 +112,22 @@ func without(list []string, drop string) []string {
 // snapshotName is the image a rating keeps.
 func (r *rater) snapshotName() string { return "dbrig_rating_" + strconv.FormatInt(r.id, 10) }
 
-// prepare sets how the experiment gets its data set and resets it first.
+// prepare sets how the experiment gets its data set, resets it first and
+// lets the store settle (settle.go).
 func (r *rater) prepare(ctx context.Context, eo *experiment.Options, st *Step) error {
+	if err := r.prepareData(ctx, eo, st); err != nil {
+		return err
+	}
+	if st.Reset == resetLoad || st.Reset == ResetReload {
+		if err := r.loadApart(ctx, eo); err != nil {
+			return err
+		}
+	}
+	return r.settle(ctx, st)
+}
+
+// prepareData sets how the experiment gets its data set and resets it.
+func (r *rater) prepareData(ctx context.Context, eo *experiment.Options, st *Step) error {
 	if r.opts.Reset == ResetRepair && !r.ephemeral {
 		return r.prepareRepair(ctx, eo, st) // repair.go
 	}

@@ -119,38 +119,89 @@ func TestCheckRejects(t *testing.T) {
 	}
 }
 
-// A pass counts at once; a failure only when a majority of up to votes
-// runs fails.
+// A failure counts only by a majority of up to votes runs; a pass counts
+// at once, or (both, while bisecting) by a majority too.
 func TestDecide(t *testing.T) {
 	for _, c := range []struct {
 		votes    int
+		both     bool
 		outcomes string // P or F per run, in order
 		pass     bool
 		runs     int
 	}{
-		{3, "P", true, 1},
-		{3, "FF", false, 2},
-		{3, "FPP", true, 3},
-		{3, "FPF", false, 3},
-		{1, "F", false, 1},
-		{5, "FPFF", false, 4},
-		{5, "FFF", false, 3},
-		{5, "FPPP", true, 4},
+		{3, false, "P", true, 1},
+		{3, false, "FF", false, 2},
+		{3, false, "FPP", true, 3},
+		{3, false, "FPF", false, 3},
+		{1, false, "F", false, 1},
+		{5, false, "FPFF", false, 4},
+		{5, false, "FFF", false, 3},
+		{5, false, "FPPP", true, 4},
+		{3, true, "PP", true, 2},
+		{3, true, "PF", false, 2}, // not decided yet after two
+		{3, true, "PFF", false, 3},
+		{3, true, "PFP", true, 3},
+		{3, true, "FF", false, 2},
+		{1, true, "P", true, 1},
+		{5, true, "PPFP", true, 4},
 	} {
 		runs := 0
-		st, err := decide(c.votes, func(vote int) (Step, error) {
+		st, err := decide(c.votes, c.both, func(vote int) (Step, error) {
 			if vote != runs+1 {
 				t.Fatalf("votes %d %s: run %d asked as vote %d", c.votes, c.outcomes, runs+1, vote)
 			}
 			runs++
 			if runs > len(c.outcomes) {
+				if c.outcomes == "PF" { // the third run decides: a failure
+					return Step{Pass: false}, nil
+				}
 				t.Fatalf("votes %d %s: run %d beyond the outcomes", c.votes, c.outcomes, runs)
 			}
 			return Step{Pass: c.outcomes[runs-1] == 'P'}, nil
 		})
-		if err != nil || st.Pass != c.pass || runs != c.runs {
-			t.Errorf("votes %d %s: pass %v after %d runs (%v), want %v after %d", c.votes, c.outcomes, st.Pass, runs, err, c.pass, c.runs)
+		want := c.runs
+		if c.outcomes == "PF" {
+			want = 3
 		}
+		if err != nil || st.Pass != c.pass || runs != want {
+			t.Errorf("votes %d both %v %s: pass %v after %d runs (%v), want %v after %d", c.votes, c.both, c.outcomes, st.Pass, runs, err, c.pass, want)
+		}
+	}
+}
+
+// A store whose first run at each target above its capacity is lucky (a
+// pass, then failures: a quiet second, then the machine's noise): with a
+// pass taken at once the bisection climbs on the lucky passes; when a pass
+// also needs a majority there, the answer is the capacity within the
+// precision. The growth stage stays one run per pass.
+func TestBisectionPassNeedsMajority(t *testing.T) {
+	const truth, lucky = 1000.0, 1500.0 // lucky band (truth, lucky]; above it every run fails
+	rate := func(votes int) (float64, int) {
+		r := &rater{opts: Options{Votes: votes}}
+		s := newSearcher(ByRate, 100, 0, 0.05)
+		runs := 0
+		answer, err := s.run(context.Background(), func(_ context.Context, x float64) (bool, error) {
+			st, err := r.judge("search", func(vote int) (Step, error) {
+				runs++
+				return Step{Pass: x <= truth || x <= lucky && vote == 1}, nil
+			})
+			return st.Pass, err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer, runs
+	}
+	old, _ := rate(1)
+	if old <= truth*1.05 {
+		t.Fatalf("votes 1: answer %g; the fake store does not show a lucky pass deciding the answer", old)
+	}
+	got, runs := rate(3)
+	if got > truth || got < truth/1.05 {
+		t.Errorf("votes 3: answer %g, want the capacity %g within 5%% (below it)", got, truth)
+	}
+	if runs > 30 {
+		t.Errorf("votes 3: %d runs, want few (the growth stage takes one run per pass)", runs)
 	}
 }
 

@@ -2,7 +2,9 @@ package rating
 
 import (
 	"context"
+	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,7 +53,41 @@ func TestStrategiesOnPebble(t *testing.T) {
 			if r.Time.ResetCount != len(r.Steps)-1 || r.Time.FirstLoadS <= 0 || r.Time.ExperimentsS <= 0 || r.Time.FinalS <= 0 {
 				t.Errorf("time split %+v", r.Time)
 			}
+			// Pebble settles after the load and every reset, inside their time.
+			sum := 0.0
+			for _, s := range r.Steps {
+				if s.SettleS <= 0 || s.Reset != resetLoad && s.SettleS > s.ResetS {
+					t.Errorf("step at %g (%s): settled %gs of a reset of %gs, want a measured part of it", s.Target, s.Reset, s.SettleS, s.ResetS)
+				}
+				sum += s.SettleS
+			}
+			if math.Abs(r.Time.SettleS-sum) > 1e-9 || !strings.Contains(r.Rule, "settled") {
+				t.Errorf("settle_s %g, steps sum to %g; rule %q", r.Time.SettleS, sum, r.Rule)
+			}
 		})
+	}
+}
+
+// --settle=false: no step waits, the rule does not say it does.
+func TestNoSettle(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Rate(context.Background(), Options{
+		Base: experiment.Options{Driver: "pebble", Store: filepath.Join(dir, "r.db"),
+			Props: []string{"recordcount=1000", "pebble.dir=" + filepath.Join(dir, "data")}},
+		SLA: mustSLA(t, "p99<2s"), Step: time.Second, SLADuration: time.Second,
+		Start: 200, Max: 200, Reset: ResetReload, NoSettle: true,
+		Votes: 1, Warmup: -1, MinTail: -1,
+	}, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Steps {
+		if s.SettleS != 0 {
+			t.Errorf("step at %g: settled %gs with NoSettle", s.Target, s.SettleS)
+		}
+	}
+	if r.Time.SettleS != 0 || strings.Contains(r.Rule, "settled") {
+		t.Errorf("settle_s %g, rule %q", r.Time.SettleS, r.Rule)
 	}
 }
 

@@ -20,6 +20,10 @@ import (
 //	  start: 500                        # first target
 //	  max: 20000                        # highest target to try
 //	  early_stop: true
+//	  votes: 3                          # odd: a verdict is a majority of up to this many runs
+//	  min_tail: 10                      # operations beyond the SLA's percentile per experiment (0: none)
+//	  warmup: 1s                        # each experiment's unevaluated warmup (0s: none)
+//	  settle: true                      # let the store settle after the load and each reset
 //
 // Package spec keeps their text and positions; package sla parses the
 // terms (spec imports nothing of dbrig), and SLAExpr.At turns a column
@@ -52,6 +56,10 @@ type Rate struct {
 	Step        time.Duration
 	Start, Max  float64
 	EarlyStop   bool
+	Votes       int           // odd, ≥ 1
+	MinTail     int           // 0: no minimum
+	Warmup      time.Duration // 0: none
+	Settle      bool
 	Set         map[string]bool // key → written
 }
 
@@ -87,7 +95,7 @@ func (d *decoder) slaExprs(dst *[]SLAExpr) func(*yaml.Node, string) error {
 
 func (d *decoder) rateBlock(dst **Rate) func(*yaml.Node, string) error {
 	return func(n *yaml.Node, p string) error {
-		r := &Rate{EarlyStop: true, Set: map[string]bool{}}
+		r := &Rate{EarlyStop: true, Settle: true, Set: map[string]bool{}}
 		*dst = r
 		mark := func(key string, f func(*yaml.Node, string) error) func(*yaml.Node, string) error {
 			return func(n *yaml.Node, p string) error {
@@ -104,6 +112,10 @@ func (d *decoder) rateBlock(dst **Rate) func(*yaml.Node, string) error {
 			"start":        mark("start", d.float(&r.Start)),
 			"max":          mark("max", d.float(&r.Max)),
 			"early_stop":   mark("early_stop", d.boolean(&r.EarlyStop)),
+			"votes":        mark("votes", d.int(&r.Votes, 1)),
+			"min_tail":     mark("min_tail", d.int(&r.MinTail, 0)),
+			"warmup":       mark("warmup", d.duration(&r.Warmup)),
+			"settle":       mark("settle", d.boolean(&r.Settle)),
 		})
 		if err != nil {
 			return err
@@ -116,6 +128,9 @@ func (d *decoder) rateBlock(dst **Rate) func(*yaml.Node, string) error {
 		}
 		if r.Set["step"] && r.Step <= 0 {
 			return d.errorf(child(n, "step"), p+".step", "expected each search experiment's length, a duration > 0 such as 15s")
+		}
+		if r.Set["votes"] && r.Votes%2 == 0 {
+			return d.errorf(child(n, "votes"), p+".votes", "%d: expected an odd number of runs (1: every first verdict is final, 3: a verdict is a majority of up to 3)", r.Votes)
 		}
 		if r.Set["max"] && r.Set["start"] && r.Max > 0 && r.Max < r.Start {
 			return d.errorf(child(n, "max"), p+".max", "%g is below start %g: the search range cannot contain an answer", r.Max, r.Start)

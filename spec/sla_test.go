@@ -19,6 +19,10 @@ rate:
   start: 2
   max: 64
   early_stop: false
+  votes: 5
+  min_tail: 20
+  warmup: 500ms
+  settle: false
 `
 
 func TestSLAAndRateBlock(t *testing.T) {
@@ -44,7 +48,8 @@ func TestSLAAndRateBlock(t *testing.T) {
 	}
 	r := e.Rate
 	if r == nil || r.By != "clients" || r.Precision != "10%" || r.Reset != "snapshot" || r.SLADuration != 30*time.Second ||
-		r.Step != 5*time.Second || r.Start != 2 || r.Max != 64 || r.EarlyStop || !r.Set["max"] || r.Set["nothing"] {
+		r.Step != 5*time.Second || r.Start != 2 || r.Max != 64 || r.EarlyStop || !r.Set["max"] || r.Set["nothing"] ||
+		r.Votes != 5 || r.MinTail != 20 || r.Warmup != 500*time.Millisecond || r.Settle || !r.Set["settle"] {
 		t.Errorf("rate = %+v", r)
 	}
 	// A single string is one expression; no rate block is nil.
@@ -60,6 +65,21 @@ func TestSLAAndRateBlock(t *testing.T) {
 	if err != nil || exps[0].Rate.Reset != "keep" {
 		t.Errorf("--set rate.reset=keep: %v, %+v", err, exps[0].Rate)
 	}
+	exps, err = ParseExperiment("r.yaml", []byte(rateFile), []string{"rate.votes=1", "rate.settle=true"})
+	if err != nil {
+		t.Fatalf("--set rate.votes=1 rate.settle=true: %v", err)
+	}
+	if exps[0].Rate.Votes != 1 || !exps[0].Rate.Settle {
+		t.Errorf("--set rate.votes=1 rate.settle=true: %v, %+v", err, exps[0].Rate)
+	}
+	// Left out, settle is on.
+	exps, err = ParseExperiment("r.yaml", []byte("system: {driver: sim}\nworkload: {files: [workloada]}\nrate: {by: rate}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !exps[0].Rate.Settle || exps[0].Rate.Set["settle"] {
+		t.Errorf("rate without settle: %v, %+v", err, exps[0].Rate)
+	}
 }
 
 func TestRateBlockErrors(t *testing.T) {
@@ -73,6 +93,11 @@ func TestRateBlockErrors(t *testing.T) {
 		{"zero step", "rate:\n  step: 0s\n", "f.yaml:4:9", "duration > 0"},
 		{"bad duration", "rate:\n  step: soon\n", "f.yaml:4:9", "expected a duration"},
 		{"range", "rate: {start: 100, max: 10}\n", "f.yaml:3:25", "cannot contain"},
+		{"even votes", "rate: {votes: 2}\n", "f.yaml:3:15", "odd number"},
+		{"zero votes", "rate: {votes: 0}\n", "f.yaml:3:15", "≥ 1"},
+		{"negative min_tail", "rate: {min_tail: -1}\n", "f.yaml:3:18", "≥ 0"},
+		{"bad warmup", "rate:\n  warmup: soon\n", "f.yaml:4:11", "expected a duration"},
+		{"bad settle", "rate: {settle: maybe}\n", "f.yaml:3:16", "true or false"},
 		{"fractional clients", "rate: {by: clients, start: 1.5}\n", "f.yaml:3:28", "whole number"},
 		{"sla mapping", "sla: {p95: 1}\n", "f.yaml:3:6", "expected a list"},
 		{"sla empty list", "sla: []\n", "f.yaml:3:6", "expected a list"},

@@ -29,6 +29,7 @@ type rateFlags struct {
 	noEarly     bool
 	votes       int
 	minTail     int
+	settle      bool
 }
 
 // rateCmd: dbrig rate [run flags] --sla EXPR … — or dbrig rate list,
@@ -50,6 +51,7 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&rf.noEarly, "no-early-stop", false, "run every experiment for its full length, even when its outcome is certain")
 	fs.IntVar(&rf.votes, "votes", rating.DefaultVotes, "a target that fails is run again until a majority of up to this many runs agrees (odd; 1 = no repeats); a pass is taken at once")
 	fs.IntVar(&rf.minTail, "min-tail", rating.DefaultMinTail, "by rate, each experiment lasts until this many operations lie beyond the SLA's percentile (p95: 20× as many in all; at most 10× --duration); 0 = no minimum")
+	fs.BoolVar(&rf.settle, "settle", true, "after the first load and each reset, wait until the store has finished its background work (compactions, vacuum) before the experiment; --settle=false skips it")
 	var sets listFlag
 	fs.Var(&sets, "set", "with an experiment FILE: override a value of the file (key.path=value, e.g. rate.reset=keep); repeatable")
 	dry := fs.Bool("dry-run", false, "with an experiment FILE: print what the rating would run and exit")
@@ -149,7 +151,7 @@ func (rf *rateFlags) options(f *runFlags, args []string) (rating.Options, error)
 		return o, usagef("--hdrlog: a rating runs several experiments; use dbrig run at the answer for a log")
 	}
 	o = rating.Options{SLA: s, By: rf.by, Precision: prec, SLADuration: rf.slaDuration, Max: rf.max, Reset: rf.reset, NoEarlyStop: rf.noEarly,
-		Votes: rf.votes, MinTail: rf.minTail}
+		Votes: rf.votes, MinTail: rf.minTail, NoSettle: !rf.settle}
 	if rf.votes < 1 || rf.votes%2 == 0 {
 		return o, usagef("--votes %d: expected an odd number of runs (1: every first verdict is final, 3: a failure must repeat)", rf.votes)
 	}
@@ -236,6 +238,9 @@ func printRating(ctx context.Context, e *env, f *runFlags, r *rating.Rating) err
 		return err
 	}
 	fmt.Fprintf(out, "rule: %s\n", r.Rule)
+	if r.Time.SettleS > 0 {
+		fmt.Fprintf(out, "settle: %.1f s of the load and reset time (ζ, ω·ν) was the store settling\n", r.Time.SettleS)
+	}
 	if r.Left != "" {
 		fmt.Fprintf(out, "data set: %s at the end (as loaded: a next rating can use --skip-load)\n", r.Left)
 	}

@@ -132,7 +132,7 @@ func judgeSLA(ctx context.Context, w io.Writer, storeDSN string, out *experiment
 // rateOwnFlags may be given with `dbrig rate FILE`: they win over the
 // file's rate block. Every other run flag belongs in the file (or --set).
 var rateOwnFlags = map[string]bool{"sla": true, "sla-duration": true, "by": true, "precision": true, "reset": true,
-	"max": true, "no-early-stop": true, "votes": true, "min-tail": true, "store": true, "json": true, "quiet": true, "set": true, "dry-run": true, "yes": true}
+	"max": true, "no-early-stop": true, "votes": true, "min-tail": true, "settle": true, "store": true, "json": true, "quiet": true, "set": true, "dry-run": true, "yes": true}
 
 // fileRating builds a rating from an experiment file (resolved as a bench
 // of exactly one run) and its rate block, with rate's flags winning.
@@ -246,9 +246,24 @@ func fileRating(b *experiment.Bench, rf *rateFlags, set map[string]bool) (rating
 		}
 	}
 	o.NoEarlyStop = !blk.EarlyStop || rf.noEarly
-	o.Votes, o.MinTail = rf.votes, rf.minTail
-	if rf.minTail == 0 {
+	o.Votes, o.MinTail, o.NoSettle = rf.votes, rf.minTail, !rf.settle
+	if blk.Set["votes"] && !set["votes"] {
+		o.Votes = blk.Votes
+	}
+	if blk.Set["min_tail"] && !set["min-tail"] {
+		o.MinTail = blk.MinTail
+	}
+	if o.MinTail == 0 {
 		o.MinTail = -1
+	}
+	if blk.Set["settle"] && !set["settle"] {
+		o.NoSettle = !blk.Settle
+	}
+	if blk.Set["warmup"] { // the rating's warmup, over load.warmup
+		o.Warmup = blk.Warmup
+		if o.Warmup == 0 {
+			o.Warmup = -1
+		}
 	}
 	o.Base = plan.Options
 	o.Base.Name = b.Name
@@ -279,8 +294,9 @@ func rateBench(ctx context.Context, e *env, b *experiment.Bench, rf *rateFlags, 
 	}
 	if dry {
 		printPlan(e.stdout, b)
-		fmt.Fprintf(e.stdout, "\nrating: SLA %s, by %s, reset %s, precision %g%%, experiments of %v, final run of %v, start %g, max %g, early stop %v\n",
-			opts.SLA, opts.By, opts.Reset, opts.Precision*100, opts.Step, opts.SLADuration, opts.Start, opts.Max, !opts.NoEarlyStop)
+		fmt.Fprintf(e.stdout, "\nrating: SLA %s, by %s, reset %s, precision %g%%, experiments of %v, final run of %v, start %g, max %g, early stop %v, votes %d, min tail %d, warmup %v, settle %v\n",
+			opts.SLA, opts.By, opts.Reset, opts.Precision*100, opts.Step, opts.SLADuration, opts.Start, opts.Max, !opts.NoEarlyStop,
+			opts.Votes, max(0, opts.MinTail), dryWarmup(opts.Warmup), !opts.NoSettle)
 		return nil
 	}
 	return runRating(ctx, e, f, opts)
@@ -289,7 +305,8 @@ func rateBench(ctx context.Context, e *env, b *experiment.Bench, rf *rateFlags, 
 // benchRating: dbrig bench FILE on a file with a rate block rates it, with
 // the rate command's defaults for what the block leaves out.
 func benchRating(ctx context.Context, e *env, b *experiment.Bench, store string, jsonOut, quiet, dry bool) error {
-	rf := &rateFlags{by: rating.ByRate, precision: "5%", reset: rating.ResetReload, slaDuration: 60 * time.Second}
+	rf := &rateFlags{by: rating.ByRate, precision: "5%", reset: rating.ResetReload, slaDuration: 60 * time.Second,
+		votes: rating.DefaultVotes, minTail: rating.DefaultMinTail, settle: true}
 	f := &runFlags{store: store, jsonOut: jsonOut, quiet: quiet, set: map[string]bool{}}
 	return rateBench(ctx, e, b, rf, f, dry)
 }
@@ -321,4 +338,16 @@ func (b *benchStale) wrap(db driver.DB) driver.DB {
 func dataIntegrity(p *experiment.Plan) bool {
 	di, _ := p.Props.Bool("dataintegrity", false)
 	return di
+}
+
+// dryWarmup says the warmup a dry run will use ("default" when the rating
+// picks it: 1 s, at most half an experiment).
+func dryWarmup(w time.Duration) string {
+	switch {
+	case w < 0:
+		return "none"
+	case w == 0:
+		return "default"
+	}
+	return w.String()
 }

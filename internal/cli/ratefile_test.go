@@ -78,6 +78,10 @@ func TestRateFileBadInput(t *testing.T) {
 		{"stale with dataintegrity", "sla: [p95<5ms, unpredictable=0]\nrate: {}\n", []string{"--set", "workload.props.dataintegrity=true"}, "e.yaml:3:16: sla[1]: an unpredictable term stamps"},
 		{"run flag", "sla: p95<5ms\nrate: {}\n", []string{"--clients", "4"}, "--clients belongs in the experiment file"},
 		{"set", "sla: p95<5ms\nrate: {}\n", []string{"--set", "rate.by=speed"}, `rate.by: "speed"`},
+		{"votes", "sla: p95<5ms\nrate: {votes: 2}\n", nil, "e.yaml:4:15: rate.votes: 2: expected an odd number"},
+		{"min_tail", "sla: p95<5ms\nrate: {min_tail: x}\n", nil, `e.yaml:4:18: rate.min_tail: expected an integer, got "x"`},
+		{"settle", "sla: p95<5ms\nrate: {settle: 1s}\n", nil, `e.yaml:4:16: rate.settle: expected true or false`},
+		{"set votes", "sla: p95<5ms\nrate: {}\n", []string{"--set", "rate.votes=4"}, "rate.votes: 4: expected an odd number"},
 		{"set has no line", "sla: p95<5ms\nrate: {}\n", []string{"--set", "rate.reset=teleport"}, `--set rate.reset=teleport: rate.reset: "teleport": expected one of`},
 	}
 	for _, tt := range tests {
@@ -161,6 +165,36 @@ func TestRateFile(t *testing.T) {
 	code = Main(context.Background(), []string{"bench", file, "--store", store, "--dry-run"}, strings.NewReader(""), &out, &errb)
 	if code != 0 || !strings.Contains(out.String(), "rating: SLA p95<20ms, by rate, reset reload, precision 20%, experiments of 1s, final run of 2s, start 400") {
 		t.Errorf("exit %d, dry run:\n%s%s", code, out.String(), errb.String())
+	}
+}
+
+// The rate block's votes, min_tail, warmup and settle reach the rating;
+// rate's flags win over them.
+func TestRateFileKeys(t *testing.T) {
+	tests := []struct {
+		name  string
+		block string
+		args  []string
+		want  string
+	}{
+		{"defaults", "", nil, "votes 3, min tail 10, warmup default, settle true"},
+		{"block", "  votes: 5\n  min_tail: 0\n  warmup: 0s\n  settle: false\n", nil, "votes 5, min tail 0, warmup none, settle false"},
+		{"warmup", "  warmup: 300ms\n", nil, "warmup 300ms, settle true"},
+		{"set", "", []string{"--set", "rate.votes=1", "--set", "rate.settle=false"}, "votes 1, min tail 10, warmup default, settle false"},
+		{"flags win", "  votes: 5\n  min_tail: 3\n  settle: false\n", []string{"--votes", "1", "--min-tail", "20", "--settle=true"}, "votes 1, min tail 20, warmup default, settle true"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "e.yaml")
+			writeFile(t, file, rateBlockFile+tt.block)
+			var out, errb bytes.Buffer
+			args := append([]string{"rate", file, "--store", filepath.Join(dir, "r.db"), "--dry-run"}, tt.args...)
+			code := Main(context.Background(), args, strings.NewReader(""), &out, &errb)
+			if code != 0 || !strings.Contains(out.String(), tt.want) {
+				t.Errorf("exit %d, dry run:\n%s%s\nwant %q", code, out.String(), errb.String(), tt.want)
+			}
+		})
 	}
 }
 
