@@ -253,6 +253,18 @@ func pgSetupRole(ctx context.Context, superURL, pw string, dbs []string) error {
 			return err
 		}
 	}
+	// PostgreSQL 15+: the role may CHECKPOINT, so a rating's settle step
+	// (driver.Settler) writes the load's or reset's WAL out between
+	// experiments instead of a checkpoint landing inside one.
+	var v int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&v); err != nil {
+		return err
+	}
+	if v >= 150000 {
+		if _, err := conn.Exec(ctx, "GRANT pg_checkpoint TO dbrig"); err != nil {
+			return fmt.Errorf("grant pg_checkpoint: %w", err)
+		}
+	}
 	for _, db := range dbs {
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", db).Scan(&n); err != nil {
 			return err
