@@ -111,9 +111,12 @@ func TestJavaAgrees(t *testing.T) {
 	dir := t.TempDir()
 	src := `import java.io.*; import java.util.*;
 public class P { public static void main(String[] a) throws Exception {
+  // UTF-8 whatever the locale (System.out follows it: ASCII without LANG).
+  PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
   Properties p = new Properties();
-  try { p.load(new InputStreamReader(System.in, "UTF-8")); } catch (IllegalArgumentException e) { System.out.print("ERROR"); return; }
-  for (String k : new TreeSet<>(p.stringPropertyNames())) System.out.print(k + "\u0000" + p.getProperty(k) + "\u0000");
+  try { p.load(new InputStreamReader(System.in, "UTF-8")); } catch (IllegalArgumentException e) { out.print("ERROR"); out.flush(); return; }
+  for (String k : new TreeSet<>(p.stringPropertyNames())) out.print(k + "\u0000" + p.getProperty(k) + "\u0000");
+  out.flush();
 } }`
 	if err := os.WriteFile(filepath.Join(dir, "P.java"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
