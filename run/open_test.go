@@ -67,11 +67,19 @@ func TestOpenArrivalCountsExact(t *testing.T) {
 type sleepLagDB struct {
 	lagDB
 	sleep time.Duration
+	inner time.Duration // the shortest time from entering Read to returning
 }
 
 func (db *sleepLagDB) Read(ctx context.Context, table, key string, fields []string) (driver.Record, error) {
+	entered := time.Now()
 	r, err := db.lagDB.Read(ctx, table, key, fields)
 	time.Sleep(db.sleep)
+	in := time.Since(entered)
+	db.mu.Lock()
+	if db.inner == 0 || in < db.inner {
+		db.inner = in
+	}
+	db.mu.Unlock()
 	return r, err
 }
 
@@ -103,16 +111,25 @@ func TestDispatchLagIsActualMinusIntended(t *testing.T) {
 			if sum.Lag.Count != 60 || got > seen+seen/1000+time.Microsecond {
 				t.Errorf("recorded lag max %v over %d ops; the DB saw up to %v after the intended starts", got, sum.Lag.Count, seen)
 			}
-			if gap := 5 * time.Millisecond; seen < gap-sleep && got < seen-200*time.Microsecond {
-				t.Errorf("recorded lag max %v; the DB saw up to %v after the intended starts, with a client free for each", got, seen)
+			// The lower bound. While every service time is below the arrival
+			// gap (5 ms), each client is free at its next intended start,
+			// so an operation's lag is exactly its start − intended, and
+			// the DB entered Read at most (its service time − its time in
+			// Read) after that start: a preempted goroutine between the
+			// two (the race detector on a loaded machine) is bounded so.
+			svcMax := us(sum.Overall.Service.Max)
+			slack := svcMax + svcMax/1000 - db.inner + 2*time.Microsecond
+			if gap := 5 * time.Millisecond; svcMax < gap && got < seen-slack {
+				t.Errorf("recorded lag max %v; the DB saw up to %v after the intended starts, with a client free for each (service max %v, least time in Read %v)", got, seen, svcMax, db.inner)
 			}
 			if svc := us(sum.Overall.Service.Min); svc < sleep {
 				t.Errorf("service time min %v, below the driver's %v sleep", svc, sleep)
 			}
-			// Nearest-rank maxima: response max ≤ lag max + service max
-			// (+1 µs per rounding), and ≥ service max.
+			// Maxima: response max ≤ lag max + service max, and ≥ service
+			// max, up to HDR's resolution (3 significant digits: 4 µs
+			// buckets from 4,096 µs on) and 1 µs per rounding.
 			resp, svc, lag := sum.Overall.Response.Max, sum.Overall.Service.Max, sum.Lag.Max
-			if resp > lag+svc+2 || resp < svc {
+			if resp > lag+svc+resp/1000+2 || resp < svc {
 				t.Errorf("response max %d µs, service max %d µs, lag max %d µs: want service ≤ response ≤ lag + service", resp, svc, lag)
 			}
 		})
