@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/internal/childproc"
+	"github.com/dbrig/dbrig/internal/cpuset"
 	"github.com/dbrig/dbrig/nodestat"
 )
 
@@ -43,6 +44,10 @@ type Options struct {
 	// StopGrace is how long a node may take to stop after its stop signal
 	// before it is killed (default 10s).
 	StopGrace time.Duration
+	// CPUs pins every node (and the processes it starts) to these CPUs;
+	// empty: wherever the scheduler puts them. On a small machine, pin the
+	// servers and the load generator (dbrig --cpus) apart.
+	CPUs cpuset.Set
 	// StateFile, if set, is written once the cluster is ready and removed
 	// by Down (see ReadState).
 	StateFile string
@@ -339,7 +344,7 @@ func (c *Cluster) spawnNode(ctx context.Context, stage int, st Stage, ns *NodeSp
 	if c.closing {
 		return fail(errors.New("cluster is going down"))
 	}
-	if err := c.spawner.Start(cmd); err != nil {
+	if err := c.spawner.StartOn(cmd, c.opts.CPUs); err != nil {
 		return fail(fmt.Errorf("start %s: %w", ns.Binary, err))
 	}
 	p := &proc{spec: ns, stage: stage, serial: st.StopOneByOne, cmd: cmd, exited: make(chan struct{})}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,6 +25,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/dbrig/dbrig/internal/cpuset"
 	"github.com/dbrig/dbrig/nodestat"
 )
 
@@ -706,5 +708,41 @@ func TestFetchMavenJar(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".download-*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// Nodes started with Options.CPUs run on those CPUs, and so does every
+// process they start later (a PostgreSQL backend per connection), while
+// dbrig itself keeps all of its CPUs.
+func TestPinnedNodes(t *testing.T) {
+	on, err := cpuset.Online()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(on) < 2 {
+		t.Skipf("SKIPPED: one usable CPU (%s): a pinned set would be the whole machine", on)
+	}
+	set := cpuset.Set{on[len(on)-1]}
+	c := up(t, Postgres{Settings: map[string]string{"fsync": "off"}}, Options{CPUs: set})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, c.Props()["pg.url"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var backend int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		t.Fatal(err)
+	}
+	pids := []int{c.Nodes()[0].PID, backend}
+	for _, pid := range pids {
+		got, err := cpuset.Of(pid)
+		if err != nil || !slices.Equal(got, set) {
+			t.Errorf("process %d runs on CPUs %s (%v), want %s", pid, got, err, set)
+		}
+	}
+	if mine, _ := cpuset.Of(os.Getpid()); !slices.Equal(mine, on) {
+		t.Errorf("dbrig runs on CPUs %s after starting pinned nodes, want all of %s", mine, on)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/internal/cpuset"
 	"github.com/dbrig/dbrig/nodestat"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/spec"
@@ -31,6 +32,8 @@ type ClusterPlan struct {
 	Ports map[string]int // "node.name" → port
 	// Fixed are the ports the file gives (system.cluster.ports).
 	Fixed map[string]int
+	// CPUs pins every node (system.cluster.cpus); empty: unpinned.
+	CPUs cpuset.Set
 }
 
 // recipeDrivers are the local clusters dbrig can start, by the name an
@@ -113,7 +116,19 @@ func clusterRecipe(e spec.Experiment) (*ClusterPlan, error) {
 		}
 		fixed[k] = p
 	}
-	return &ClusterPlan{Recipe: r, Keep: c.Keep, Fixed: fixed}, nil
+	var cpus cpuset.Set
+	if c.CPUs != "" {
+		if cpus, err = cpuset.Parse(c.CPUs); err == nil && len(cpus) == 0 {
+			err = errors.New("expected at least one CPU")
+		}
+		if err == nil {
+			err = cpus.Check()
+		}
+		if err != nil {
+			return nil, e.Errorf("system.cluster.cpus", "%v", err)
+		}
+	}
+	return &ClusterPlan{Recipe: r, Keep: c.Keep, Fixed: fixed, CPUs: cpus}, nil
 }
 
 // ClusterRecipe is the recipe name with options c, as `dbrig cluster up
@@ -240,7 +255,7 @@ func firstGiven(given func(string) bool, keys ...string) string {
 
 // up stands the cluster up and points the plan's driver at it.
 func (p *Plan) up(ctx context.Context, h Hooks) (*cluster.Cluster, error) {
-	c, err := cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep, Ports: p.Cluster.Ports})
+	c, err := cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep, Ports: p.Cluster.Ports, CPUs: p.Cluster.CPUs})
 	var pe *cluster.PortInUseError
 	if errors.As(err, &pe) {
 		if _, fixed := p.Cluster.Fixed[pe.Node+"."+pe.Name]; !fixed && ctx.Err() == nil {
@@ -249,7 +264,7 @@ func (p *Plan) up(ctx context.Context, h Hooks) (*cluster.Cluster, error) {
 			if h.Warn != nil {
 				h.Warn(fmt.Errorf("port %d, free when the plan was made, is taken now (%s.%s): the nodes get other free ports", pe.Port, pe.Node, pe.Name))
 			}
-			c, err = cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep, Ports: p.Cluster.Fixed})
+			c, err = cluster.Up(ctx, p.Cluster.Recipe, cluster.Options{Keep: p.Cluster.Keep, Ports: p.Cluster.Fixed, CPUs: p.Cluster.CPUs})
 		}
 	}
 	if err != nil {

@@ -89,6 +89,35 @@ func TestClusterPlanBadPorts(t *testing.T) {
 	}
 }
 
+// A CPU list that does not parse, or names a CPU this machine lacks, is
+// bad input at its file:line:column; a good one reaches the plan.
+func TestClusterPlanCPUs(t *testing.T) {
+	needEtcd(t)
+	for _, tc := range []struct{ name, line, want string }{
+		{"syntax", "    cpus: 1-x\n", `e.yaml:17:11: system.cluster.cpus: cpu list "1-x": "x" is not a CPU number`},
+		{"backwards", "    cpus: 3-1\n", `e.yaml:17:11: system.cluster.cpus: cpu list "3-1": range 3-1 runs backwards`},
+		{"missing CPU", "    cpus: 1000\n", `e.yaml:17:11: system.cluster.cpus: cpuset: CPU 1000 is not among this machine's usable CPUs`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "e.yaml")
+			writeExp(t, path, tc.line)
+			_, err := ResolveBench(path, BenchOptions{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !IsInput(err) {
+				t.Fatalf("err %v (input %v), want bad input containing %q", err, IsInput(err), tc.want)
+			}
+		})
+	}
+	path := filepath.Join(t.TempDir(), "e.yaml")
+	writeExp(t, path, "    cpus: \"0\"\n")
+	b, err := ResolveBench(path, BenchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Runs[0].Plan.Cluster.CPUs; got.String() != "0" {
+		t.Errorf("plan CPUs %q, want 0", got)
+	}
+}
+
 // A binary that is not there is bad input at its file:line:column, saying
 // how to get it, before anything starts.
 func TestClusterPlanBinaryMissing(t *testing.T) {

@@ -105,3 +105,38 @@ func TestRateSimKnownAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A store that holds up in the short search experiments but stalls later
+// (150 ms, 2.5 s after it opens: a checkpoint that comes only after some
+// seconds) fails the longer final run at the search's answer. The final
+// runs then search down at full length and confirm the highest rate that
+// held for the SLA's duration; three steps down by the precision found
+// none here.
+func TestFinalSearchesDownAtFullLength(t *testing.T) {
+	r, err := Rate(context.Background(), Options{
+		Base: experiment.Options{Driver: "sim", Store: filepath.Join(t.TempDir(), "r.db"),
+			Props: []string{"recordcount=1000", "sim.capacity=2000", "sim.hiccups=2500ms+150ms"}},
+		SLA: mustSLA(t, "p95<50ms"), Step: time.Second, SLADuration: 6 * time.Second,
+		Start: 1000, Precision: 0.2, Warmup: -1,
+	}, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	search, finals := 0.0, 0
+	for _, s := range r.Steps {
+		t.Logf("  %s %.0f (%.1f s) pass=%v %s", s.Kind, s.Target, s.Seconds, s.Pass, s.Reason)
+		if s.Kind == "search" && s.Pass {
+			search = max(search, s.Target)
+		}
+		if s.Kind == "final" {
+			finals++
+		}
+	}
+	t.Logf("answer %.0f confirmed=%v; the search's %.0f", r.Answer, r.Confirmed, search)
+	if !r.Confirmed || r.Answer >= search || r.Answer < 500 || finals < 2 {
+		t.Errorf("answer %.0f (confirmed %v) after %d final runs; want one confirmed at full length below the search's %.0f", r.Answer, r.Confirmed, finals, search)
+	}
+	if last := r.Steps[len(r.Steps)-1]; last.Kind != "final" {
+		t.Errorf("last step %s, want a final run", last.Kind)
+	}
+}

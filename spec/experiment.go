@@ -67,6 +67,7 @@ type Cluster struct {
 	Config    map[string]string // server settings to override
 	Keep      bool              // keep data directories after teardown
 	Ports     map[string]string // fixed ports by node.name (etcd1.client: 2379); checked by experiment
+	CPUs      string            // pin every node to these CPUs ("1", "2-3"); checked by experiment
 }
 
 // Dataset is the data the workload runs on.
@@ -625,6 +626,7 @@ func (d *decoder) system(n *yaml.Node, p string, s *System) error {
 				"config":    d.props(&c.Config),
 				"keep":      d.boolean(&c.Keep),
 				"ports":     d.props(&c.Ports),
+				"cpus":      d.str(&c.CPUs),
 			})
 		},
 	})
@@ -858,7 +860,7 @@ func schemaPaths() []string {
 		"name", "tags", "seed", "repeat",
 		"system.driver", "system.version", "system.props",
 		"system.cluster.recipe", "system.cluster.nodes", "system.cluster.replicas", "system.cluster.sentinels",
-		"system.cluster.binary", "system.cluster.config", "system.cluster.keep", "system.cluster.ports",
+		"system.cluster.binary", "system.cluster.config", "system.cluster.keep", "system.cluster.ports", "system.cluster.cpus",
 		"dataset.records", "dataset.load", "dataset.recreate", "dataset.batch",
 		"workload.files", "workload.props",
 		"load.model", "load.clients", "load.rate", "load.arrival", "load.think", "load.warmup",

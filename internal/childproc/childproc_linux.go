@@ -3,6 +3,8 @@ package childproc
 import (
 	"os/exec"
 	"runtime"
+
+	"github.com/dbrig/dbrig/internal/cpuset"
 	"syscall"
 )
 
@@ -33,8 +35,9 @@ type Spawner struct {
 }
 
 type spawnReq struct {
-	cmd *exec.Cmd
-	err chan error
+	cmd  *exec.Cmd
+	cpus cpuset.Set
+	err  chan error
 }
 
 // NewSpawner starts the spawning goroutine; locked false is for children
@@ -46,15 +49,19 @@ func NewSpawner(locked bool) *Spawner {
 			runtime.LockOSThread() // never unlocked: see the type's comment
 		}
 		for r := range s.reqs {
-			r.err <- r.cmd.Start()
+			r.err <- cpuset.StartPinned(r.cpus, r.cmd.Start)
 		}
 	}()
 	return s
 }
 
 // Start starts cmd from the spawner's thread.
-func (s *Spawner) Start(cmd *exec.Cmd) error {
-	r := spawnReq{cmd: cmd, err: make(chan error, 1)}
+func (s *Spawner) Start(cmd *exec.Cmd) error { return s.StartOn(cmd, nil) }
+
+// StartOn starts cmd from the spawner's thread, pinned to cpus (every CPU
+// when empty): the child and whatever it starts inherit them.
+func (s *Spawner) StartOn(cmd *exec.Cmd, cpus cpuset.Set) error {
+	r := spawnReq{cmd: cmd, cpus: cpus, err: make(chan error, 1)}
 	s.reqs <- r
 	return <-r.err
 }

@@ -5,6 +5,8 @@ package childproc
 import (
 	"os/exec"
 	"syscall"
+
+	"github.com/dbrig/dbrig/internal/cpuset"
 )
 
 // Attr: without Linux's parent-death signal, children outlive a dbrig that
@@ -22,4 +24,9 @@ type Spawner struct{}
 
 func NewSpawner(bool) *Spawner             { return &Spawner{} }
 func (*Spawner) Start(cmd *exec.Cmd) error { return cmd.Start() }
-func (*Spawner) Close()                    {}
+
+// StartOn starts cmd pinned to cpus (refused here unless empty).
+func (*Spawner) StartOn(cmd *exec.Cmd, cpus cpuset.Set) error {
+	return cpuset.StartPinned(cpus, cmd.Start)
+}
+func (*Spawner) Close() {}

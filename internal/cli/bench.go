@@ -33,12 +33,16 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	jsonOut := fs.Bool("json", false, "print one JSON document with every run on stdout (tables go to stderr)")
 	quiet := fs.Bool("quiet", false, "no live progress line")
 	replay := fs.Int64("replay", 0, "run the exact fault plan and seed of this stored run again (FILE: default the run's own experiment file)")
+	cpus := fs.String("cpus", "", cpusUsage+" (system.cluster.cpus)")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
 	}
 	if err != nil {
 		return &usageError{msg: err.Error()}
+	}
+	if err := pinSelf(*cpus); err != nil {
+		return err
 	}
 	if len(pos) != 1 && !(*replay > 0 && len(pos) == 0) {
 		return usagef("dbrig bench: expected one experiment file (see examples/)")

@@ -445,3 +445,31 @@ func TestBashCompletion(t *testing.T) {
 		t.Errorf("completion fish: exit %d, want 2", code)
 	}
 }
+
+// A --cpus list that does not parse or names a CPU the machine lacks is
+// bad input before anything runs, on every command that takes it.
+func TestCPUsBadInput(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--driver", "null", "--cpus", "0-x"}, `--cpus: cpu list "0-x"`},
+		{[]string{"load", "--driver", "null", "--cpus", "2-1"}, "runs backwards"},
+		{[]string{"rate", "--driver", "sim", "--sla", "p95<50ms", "--cpus", "1000"}, "CPU 1000 is not among this machine's usable CPUs"},
+		{[]string{"bench", "x.yaml", "--cpus", ","}, `--cpus: cpu list ","`},
+		{[]string{"cluster", "up", "redis", "--cpus", "1000", "--state", filepath.Join(t.TempDir(), "s.json")}, "CPU 1000"},
+	} {
+		args := tc.args
+		if args[0] != "cluster" {
+			args = append(args, "--store", store)
+		}
+		code, _, errOut := dbrig(t, context.Background(), args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	if _, err := os.Stat(store); err == nil {
+		t.Error("the store was created: something ran")
+	}
+}

@@ -108,7 +108,12 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	pwEnv := fs.String("password-env", "", "take the password from this environment variable (redis: requirepass; postgres, mariadb: user dbrig's)")
 	dir := fs.String("dir", "", "where the nodes' data and logs go (default: a new temporary dir)")
 	keep := fs.Bool("keep", false, "keep the data when the cluster goes down")
+	cpus := fs.String("cpus", "", "pin every node to these CPUs (e.g. 1, or 2-3; default: unpinned); give dbrig the others (--cpus on run, rate, bench)")
 	state, pos, err := clusterFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	pin, err := cpusFlag(*cpus)
 	if err != nil {
 		return err
 	}
@@ -138,6 +143,9 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		recipe, drv, *keep, ports = p.Recipe, d, *keep || p.Keep, p.Fixed
+		if pin == nil {
+			pin = p.CPUs
+		}
 	} else {
 		if len(sets) > 0 {
 			return usagef("dbrig cluster up: --set applies to an experiment file; give the recipe's options as flags")
@@ -183,7 +191,7 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 		return &experiment.InputError{Err: fmt.Errorf("local %s cluster: %w", recipe.System(), err)}
 	}
 	start := time.Now()
-	cl, err := cluster.Up(ctx, recipe, cluster.Options{Dir: *dir, Keep: *keep, StateFile: state, Detached: true, Ports: ports})
+	cl, err := cluster.Up(ctx, recipe, cluster.Options{Dir: *dir, Keep: *keep, StateFile: state, Detached: true, Ports: ports, CPUs: pin})
 	if err != nil {
 		return fmt.Errorf("local %s cluster: %w", recipe.System(), err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/dbrig/dbrig/internal/cpuset"
 )
 
 // listFlag collects a repeatable flag (-P file, -p key=value, --tag t).
@@ -45,3 +47,35 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
+
+const cpusUsage = "pin dbrig (the load generator, and the workers it starts) to these CPUs, e.g. 0 or 0-1; default: unpinned. Pin the servers to the others (dbrig cluster up --cpus)"
+
+// cpusFlag reads a --cpus list and checks that this machine has the CPUs.
+func cpusFlag(v string) (cpuset.Set, error) {
+	set, err := cpuset.Parse(v)
+	if err != nil {
+		return nil, usagef("--cpus: %v", err)
+	}
+	if len(set) == 0 {
+		if strings.TrimSpace(v) != "" {
+			return nil, usagef("--cpus %q: expected at least one CPU", v)
+		}
+		return nil, nil
+	}
+	if err := set.Check(); err != nil {
+		return nil, usagef("--cpus %s: %v", v, err)
+	}
+	return set, nil
+}
+
+// pinSelf pins this process to the --cpus list, if one was given.
+func pinSelf(v string) error {
+	set, err := cpusFlag(v)
+	if err != nil || set == nil {
+		return err
+	}
+	if err := cpuset.PinSelf(set); err != nil {
+		return fmt.Errorf("--cpus %s: %w", v, err)
+	}
+	return nil
+}

@@ -63,6 +63,9 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 		return &usageError{msg: err.Error()}
 	}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if err := pinSelf(f.cpus); err != nil {
+		return err
+	}
 	if len(pos) == 1 && isExperimentFile(pos[0]) {
 		return rateFileCmd(ctx, e, pos[0], rf, f, sets, *dry)
 	}

@@ -34,6 +34,7 @@ type runFlags struct {
 	jsonOut, ycsbOut       bool
 	quiet, skipLoad        bool
 	recreate               bool
+	cpus                   string
 	wf                     workerFlags     // --workers N and its companions (worker.go)
 	set                    map[string]bool // flags given explicitly
 }
@@ -53,6 +54,7 @@ func (f *runFlags) define(fs *flag.FlagSet, withRun bool) {
 	fs.BoolVar(&f.jsonOut, "json", false, "print a machine-readable summary to stdout (the table goes to stderr)")
 	fs.Bool("s", false, "accepted for YCSB compatibility (status is always shown)")
 	fs.BoolVar(&f.recreate, "recreate", false, "drop the benchmark data of an earlier load first, then load")
+	fs.StringVar(&f.cpus, "cpus", "", cpusUsage)
 	f.wf.define(fs)
 	if !withRun {
 		fs.DurationVar(&f.duration, "duration", 0, "stop loading after this long (the data set is then partial, and says so)")
@@ -101,6 +103,9 @@ func parseRunFlags(name string, e *env, args []string, withRun bool) (*runFlags,
 		return nil, usagef("--recreate and --skip-load: recreating the data means loading it")
 	}
 	if err := f.wf.check(f.set); err != nil {
+		return nil, err
+	}
+	if err := pinSelf(f.cpus); err != nil {
 		return nil, err
 	}
 	return f, nil
