@@ -514,10 +514,9 @@ const maxFinals = 8
 // the search's answer. A failure there means the shorter search
 // experiments looked better than a long run does: measured on PostgreSQL
 // with 1 M records, 28,000 ops/s passed twice in 4 s and failed in 10 s
-// (its shared buffers fill with dirty pages, the WAL reaches max_wal_size
-// and forces a checkpoint, after some seconds). Stepping down by the
-// precision three times then ended without a confirmed answer (25,270
-// failed too). So the final runs search down at full length in widening
+// (a store may slow after some seconds: caches filling with dirty pages,
+// a checkpoint). Stepping down by the precision three times then ended
+// without a confirmed answer (25,270 failed too). So the final runs search down at full length in widening
 // steps (the precision, twice it, four times…) until one passes, then
 // bisect between that pass and the lowest failure to the precision: the
 // answer is the highest rate that held for Δ.
