@@ -58,8 +58,12 @@ func (s Set) check() error {
 func (s Set) Check() error { return s.check() }
 
 // PinSelf pins every thread of this process to s, and GOMAXPROCS to its
-// size. Threads the runtime starts later inherit the mask of the thread
-// that starts them, which is pinned by then.
+// size but at least 2. Threads the runtime starts later inherit the mask
+// of the thread that starts them, which is pinned by then. With one P, a
+// goroutine in a blocking syscall (the open model's precise nanosleep)
+// holds the only P until sysmon takes it back: measured against
+// PostgreSQL at 2,000 ops/s on one CPU, service time p50 2.9 ms with
+// GOMAXPROCS 1, 54 µs with 2.
 func PinSelf(s Set) error {
 	if err := s.check(); err != nil {
 		return err
@@ -82,7 +86,7 @@ func PinSelf(s Set) error {
 			}
 		}
 	}
-	runtime.GOMAXPROCS(len(s))
+	runtime.GOMAXPROCS(max(2, len(s)))
 	return nil
 }
 
