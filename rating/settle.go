@@ -17,9 +17,7 @@ import (
 // compactions, PostgreSQL's vacuum of the rows just written. Without it
 // that work lands inside some experiments and not others, and two ratings
 // of the same store disagree. Its time is part of the reset's (ν), or of
-// the first load's (ζ), and is shown apart as settle_s. It ends with the
-// kernel writing this machine's dirty pages back (writeBack), so that the
-// writeback of one experiment's writes does not land in the next.
+// the first load's (ζ), and is shown apart as settle_s.
 
 // settles tells whether this rating settles the store between experiments.
 func (r *rater) settles() bool { return r.settler && !r.opts.NoSettle }
@@ -54,9 +52,6 @@ func (r *rater) settle(ctx context.Context, st *Step) error {
 	}
 	err = db.(driver.Settler).Settle(ctx, r.table)
 	done()
-	if err == nil || errors.Is(err, driver.ErrNotSettled) {
-		writeBack()
-	}
 	st.SettleS = time.Since(began).Seconds()
 	r.res.Time.SettleS += st.SettleS
 	if errors.Is(err, driver.ErrNotSettled) {
