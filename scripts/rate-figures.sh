@@ -45,10 +45,12 @@ redis)
 	: "${DBRIG_REDIS_ADDR:?set DBRIG_REDIS_ADDR}"
 	conn=(-p redis.addr="$DBRIG_REDIS_ADDR" -p redis.password="${DBRIG_REDIS_PASSWORD:-}")
 	cleanup_data() {
-		local host=${DBRIG_REDIS_ADDR%:*} port=${DBRIG_REDIS_ADDR##*:} pat
+		local host=${DBRIG_REDIS_ADDR%:*} port=${DBRIG_REDIS_ADDR##*:} pat auth=()
+		# An empty REDISCLI_AUTH still sends AUTH, which a server without a password refuses.
+		[ -z "${DBRIG_REDIS_PASSWORD:-}" ] || auth=(REDISCLI_AUTH="$DBRIG_REDIS_PASSWORD")
 		for pat in "$table:*" "$table#*" "dbrig-snapshot:*:$table:*"; do
-			REDISCLI_AUTH=${DBRIG_REDIS_PASSWORD:-} redis-cli -h "$host" -p "$port" --scan --pattern "$pat" |
-				xargs -r -n 1000 env REDISCLI_AUTH="${DBRIG_REDIS_PASSWORD:-}" redis-cli -h "$host" -p "$port" unlink >/dev/null
+			env "${auth[@]}" redis-cli -h "$host" -p "$port" --scan --pattern "$pat" |
+				xargs -r -n 1000 env "${auth[@]}" redis-cli -h "$host" -p "$port" unlink >/dev/null
 		done
 	}
 	;;
