@@ -18,19 +18,7 @@ func (s Set) mask() unix.CPUSet {
 }
 
 // Online is the set of CPUs this process may run on now.
-func Online() (Set, error) {
-	var m unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &m); err != nil {
-		return nil, fmt.Errorf("cpuset: %w", err)
-	}
-	var s Set
-	for c := range maxCPU + 1 {
-		if m.IsSet(c) {
-			s = append(s, c)
-		}
-	}
-	return s, nil
-}
+func Online() (Set, error) { return Of(0) }
 
 // check refuses a set with a CPU this process may not use: the kernel
 // would drop it silently, or refuse the whole set.
@@ -118,7 +106,8 @@ func StartPinned(s Set, start func() error) error {
 	return err
 }
 
-// Of is the set of CPUs process pid may run on.
+// Of is the set of CPUs process (or thread) pid may run on; 0: the
+// calling thread.
 func Of(pid int) (Set, error) {
 	var m unix.CPUSet
 	if err := unix.SchedGetaffinity(pid, &m); err != nil {
