@@ -507,7 +507,8 @@ func (r *rater) search(ctx context.Context) error {
 	return r.confirm(ctx, s, answer)
 }
 
-// maxFinals bounds the final runs of one rating.
+// maxFinals bounds the targets the final runs of one rating try (each
+// decided by up to Votes runs).
 const maxFinals = 8
 
 // confirm runs the final confirmation for the SLA's full duration (Δ) at
