@@ -16,7 +16,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers database/sql driver "pgx"
-	_ "modernc.org/sqlite"             // registers database/sql driver "sqlite"
+	"modernc.org/sqlite"               // registers database/sql driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // ErrNoRun is wrapped by the errors for a run id that is not in the store.
@@ -83,7 +84,7 @@ func open(ctx context.Context, addr storeAddr) (*Store, error) {
 		db.SetMaxOpenConns(4)
 	}
 	s := &Store{db: db, d: d, name: name, starts: map[int64]time.Time{}}
-	if err := db.PingContext(ctx); err != nil {
+	if err := ping(ctx, db, d); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("results store %s: %w", name, err)
 	}
@@ -92,6 +93,33 @@ func open(ctx context.Context, addr storeAddr) (*Store, error) {
 		return nil, fmt.Errorf("results store %s: %w", name, err)
 	}
 	return s, nil
+}
+
+// ping opens the first connection. On a fresh SQLite file, the journal_mode
+// pragma of every new connection writes page 1; when two connections do
+// that at once (two runs starting together), SQLite answers one of them
+// SQLITE_BUSY at once instead of waiting, since both already hold a read
+// lock and waiting could deadlock. Once the file is in WAL mode the pragma
+// writes nothing, so trying again for up to busyTimeout succeeds.
+func ping(ctx context.Context, db *sql.DB, d dialect) error {
+	deadline := time.Now().Add(busyTimeout)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		err := db.PingContext(ctx)
+		if err == nil || d.driver != sqliteDialect.driver || !isBusy(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// isBusy tells an SQLite "database is locked" (any SQLITE_BUSY_* code).
+func isBusy(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // Close closes the database.

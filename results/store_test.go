@@ -2,6 +2,7 @@ package results
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -648,5 +649,46 @@ func TestIntervalPercentilesNearestRank(t *testing.T) {
 				t.Errorf("%s %s = %d, want %d", r.Op, f.name, f.got, f.want)
 			}
 		}
+	}
+}
+
+// TestOpenWhileFileIsBeingCreated: two processes (or two runs in one, as
+// dbrig validate does) that open a fresh store at once both switch it to
+// WAL, which writes page 1; SQLite answers one of them SQLITE_BUSY at once,
+// without waiting (each already reads, so waiting could deadlock). Open
+// must try again rather than fail. A writer holding the file in rollback
+// mode makes that answer certain here.
+func TestOpenWhileFileIsBeingCreated(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "fresh.db")
+	other, err := sql.Open("sqlite", path+"?_pragma=journal_mode(DELETE)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "CREATE TABLE other (x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	release := time.AfterFunc(300*time.Millisecond, func() {
+		if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+			t.Errorf("COMMIT: %v", err)
+		}
+	})
+	defer release.Stop()
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open while another connection writes the fresh file: %v", err)
+	}
+	defer s.Close()
+	if _, err := s.CreateRun(ctx, sampleInfo("fresh", time.Now())); err != nil {
+		t.Fatal(err)
 	}
 }
