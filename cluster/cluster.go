@@ -104,6 +104,7 @@ type Cluster struct {
 	spawner *childproc.Spawner
 
 	mu      sync.Mutex
+	stages  []Stage // as the recipe laid them out: their ready checks, for a restart of all (image.go)
 	procs   []*proc // started, in start order
 	removed []*proc // taken out by RemoveNode (elastic.go): their dirs go at Down
 	props   map[string]string
@@ -159,6 +160,7 @@ func Up(ctx context.Context, r Recipe, opts Options) (*Cluster, error) {
 	// Tear down at once when ctx ends mid-start, not after a stage's wait.
 	stop := context.AfterFunc(ctx, func() { c.Down(context.Background()) })
 	defer stop()
+	c.stages = stages
 	for i, st := range stages {
 		if err := c.startStage(ctx, i, st); err != nil {
 			c.Down(context.Background())
@@ -186,6 +188,12 @@ func (c *Cluster) startStage(ctx context.Context, i int, st Stage) error {
 			return err
 		}
 	}
+	return c.waitStage(ctx, i, st)
+}
+
+// waitStage waits until every node of stage i is ready, then the stage's
+// own check.
+func (c *Cluster) waitStage(ctx context.Context, i int, st Stage) error {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.readyTimeout(st))
 	defer cancel()
 	c.mu.Lock()

@@ -70,7 +70,7 @@ func (e Etcd) Layout(l *Layout) ([]Stage, error) {
 	for _, m := range ms {
 		ns := &NodeSpec{
 			Name: m.name, Role: "member", Binary: bin, Version: version,
-			DataDir: l.NodeDir(m.name), Log: l.LogPath(m.name), URL: m.client,
+			DataDir: l.NodeDir(m.name), Log: l.LogPath(m.name), URL: m.client, Durable: true,
 			Ports: map[string]int{"client": portOf(m.client), "peer": portOf(m.peer)},
 			Args: append([]string{
 				"--name", m.name, "--data-dir", l.NodeDir(m.name),

@@ -48,7 +48,7 @@ func (e Etcd) Grow(l *Layout, live []Node, role, name string) (*NodeSpec, error)
 	}
 	ns := &NodeSpec{
 		Name: name, Role: "member", Binary: live[0].Binary, Version: live[0].Version,
-		DataDir: l.NodeDir(name), Log: l.LogPath(name), URL: client,
+		DataDir: l.NodeDir(name), Log: l.LogPath(name), URL: client, Durable: true,
 		Ports: map[string]int{"client": cp, "peer": pp},
 	}
 	ns.Setup = func(ctx context.Context, _ RunFunc) error {

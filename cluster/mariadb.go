@@ -94,7 +94,7 @@ func (m MariaDB) Layout(l *Layout) ([]Stage, error) {
 	}
 	ns := &NodeSpec{
 		Name: name, Role: "primary", Binary: bin, Version: version, Args: args,
-		DataDir: nd, Log: l.LogPath(name), User: osUser,
+		DataDir: nd, Log: l.LogPath(name), User: osUser, Durable: true,
 		Ports: map[string]int{"client": port}, URL: fmt.Sprintf("mysql://%s/dbrig", hostPort(port)),
 		// Idempotent, run by the server itself at every start: no root login
 		// (socket authentication) is needed from dbrig.

@@ -133,7 +133,7 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 		}
 		return &NodeSpec{
 			Name: name, Role: role, Binary: bins["postgres"], Version: version, Args: args,
-			DataDir: nd, Log: l.LogPath(name), User: osUser,
+			DataDir: nd, Log: l.LogPath(name), User: osUser, Durable: true,
 			Ports: map[string]int{"client": port}, URL: pgURL("dbrig", pw, port, "dbrig"),
 			// SIGINT is PostgreSQL's fast shutdown; SIGTERM (smart) waits for
 			// every client to disconnect.

@@ -78,6 +78,9 @@ type NodeSpec struct {
 	StopLeaderOnly bool
 	// URL is the address of the node in its system's URL form, for Node.URL.
 	URL string
+	// Durable: everything the node holds is in DataDir after a clean stop,
+	// so a copy of it taken then is an image (image.go).
+	Durable bool
 }
 
 // RunFunc runs a setup command to completion.
