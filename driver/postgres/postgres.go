@@ -29,6 +29,8 @@
 //	             and is not interrupted by it afterwards: it ends by itself or at pg.timeout
 //	pg.poolsize  connections (default: max(threadcount, 4))
 //	pg.batch     bulk-load method: copy (COPY FROM STDIN, default) or insert (multi-row INSERT)
+//	pg.autovacuum  the table's autovacuum: on (default: the server's) or off
+//	             (its storage parameter; see autovacuum.go)
 //
 // Example:
 //
@@ -65,8 +67,11 @@ type DB struct {
 	// prepared: pgx prepares statements (its default exec mode), so Read
 	// may prepare its own and run them at the protocol level (readRow).
 	prepared bool
-	tables   sqltable.Tables
-	sqlq     queries // driver.SQL's statements in $n form (sqltx.go)
+	// autovacuum: pg.autovacuum, the table's own autovacuum_enabled
+	// (autovacuum.go).
+	autovacuum bool
+	tables     sqltable.Tables
+	sqlq       queries // driver.SQL's statements in $n form (sqltx.go)
 }
 
 var (
@@ -92,6 +97,10 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	autovacuum, err := p.Choice("pg.autovacuum", "on", "off")
+	if err != nil {
+		return nil, err
+	}
 
 	pc, err := poolConfig(url, src, "pg.url", o)
 	if err != nil {
@@ -105,7 +114,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 		}
 	}
 	db := &DB{layout: o.Layout, timeout: o.Timeout, target: spec.RedactConnInfo(url), copy: batch == "copy",
-		prepared: pc.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement}
+		prepared: pc.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement, autovacuum: autovacuum == "on"}
 	db.pool, err = pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres %s: %w", db.target, classify(err))
@@ -163,6 +172,9 @@ func (db *DB) table(ctx context.Context, name string) (*sqltable.Table, error) {
 		}
 		if _, err := db.pool.Exec(ctx, t.CheckSQL()); err != nil {
 			return nil, t.MismatchError("postgres", classify(err))
+		}
+		if err := db.setAutovacuum(ctx, name); err != nil {
+			return nil, err
 		}
 		return t, nil
 	})

@@ -81,6 +81,7 @@ func TestOpenErrors(t *testing.T) {
 		{"no url", nil, "pg.url is required"},
 		{"bad url", []string{"pg.url=postgres://u:hunter2@127.0.0.1:1/db?sslmode=bogus"}, `pg.url="postgres://u:REDACTED@`},
 		{"bad timeout", []string{"pg.url=postgres://127.0.0.1:1/x", "pg.timeout=soon"}, "pg.timeout"},
+		{"bad autovacuum", []string{"pg.url=postgres://127.0.0.1:1/x", "pg.autovacuum=sometimes"}, "pg.autovacuum"},
 		{"bad pool", []string{"pg.url=postgres://127.0.0.1:1/x", "pg.poolsize=0"}, "pg.poolsize"},
 		{"bad batch", []string{"pg.url=postgres://127.0.0.1:1/x", "pg.batch=fast"}, "one of copy, insert"},
 		{"bad fieldcount", []string{"pg.url=postgres://127.0.0.1:1/x", "fieldcount=0"}, "fieldcount"},

@@ -13,5 +13,6 @@ func Driver() driver.Driver {
 		{Key: "pg.timeout", Type: "duration", Default: "10s", Doc: "per-operation timeout (0 = none), on the connection's socket; a wait for a free connection (poolsize < clients) is not bounded by it"},
 		{Key: "pg.poolsize", Type: "int", Default: "max(threadcount, 4)", Doc: "connections"},
 		{Key: "pg.batch", Type: "string", Default: "copy", Doc: "bulk-load method: copy (COPY FROM STDIN) or insert (multi-row INSERT)"},
+		{Key: "pg.autovacuum", Type: "string", Default: "on", Doc: "the table's autovacuum: on (the server's) or off (its storage parameter autovacuum_enabled=false; dbrig rate vacuums between experiments, so short ones agree)"},
 	}}
 }
