@@ -314,3 +314,65 @@ func sampleNodes(ctx context.Context, store *results.Store, runID int64, nodes [
 	}()
 	return func() { cancel(); wg.Wait() }
 }
+
+// Standing is a local cluster stood up once for many runs, as a rating's
+// experiments are: each run is attached to it (Attach) instead of standing
+// up a cluster of its own, so that the data set outlives the run.
+type Standing struct {
+	c *cluster.Cluster
+}
+
+// StandUp starts o's cluster (o.Cluster) and returns it with o attached.
+// The caller tears it down with Down, whatever happens.
+func StandUp(ctx context.Context, o Options, h Hooks) (*Standing, Options, error) {
+	if o.Cluster == nil {
+		return nil, o, errors.New("experiment: no cluster to stand up")
+	}
+	p, err := Resolve(o)
+	if err != nil {
+		return nil, o, err
+	}
+	c, err := p.up(ctx, h)
+	if err != nil {
+		return nil, o, err
+	}
+	s := &Standing{c: c}
+	return s, s.Attach(o), nil
+}
+
+// Attach points o at the cluster: its driver properties as overrides, its
+// nodes (as they are now: an image restore gives them new PIDs) recorded
+// and sampled by the run, and no cluster of its own.
+func (s *Standing) Attach(o Options) Options {
+	o.Cluster = nil
+	props := s.c.Props()
+	o.Overrides = append([]Override(nil), o.Overrides...)
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		o.Overrides = append(o.Overrides, Override{Flag: "cluster", Key: k, Value: props[k]})
+	}
+	o.Attached = s.c.Nodes()
+	return o
+}
+
+// System names the system the cluster runs.
+func (s *Standing) System() string { return s.c.System() }
+
+// Nodes are the cluster's nodes as they run now.
+func (s *Standing) Nodes() []cluster.Node { return s.c.Nodes() }
+
+// CanImage, SaveImage, RestoreImage and DropImage keep images of every
+// node's data directory (cluster/image.go).
+func (s *Standing) CanImage() error { return s.c.CanImage() }
+
+func (s *Standing) SaveImage(ctx context.Context, name string) error {
+	return s.c.SaveImage(ctx, name)
+}
+
+func (s *Standing) RestoreImage(ctx context.Context, name string) error {
+	return s.c.RestoreImage(ctx, name)
+}
+
+func (s *Standing) DropImage(name string) error { return s.c.DropImage(name) }
+
+// Down stops every node and removes the data unless the file keeps it.
+func (s *Standing) Down(ctx context.Context) error { return s.c.Down(ctx) }

@@ -123,6 +123,8 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 			}
 		}()
 		nodes = c.Nodes()
+	} else {
+		nodes = p.Attached
 	}
 	scratch, err := makeScratch(p.Driver)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/internal/outfile"
@@ -63,6 +64,9 @@ type Options struct {
 	// Cluster, if set, is stood up before the driver opens, pointed at by
 	// the driver's properties, sampled while the run goes, torn down after.
 	Cluster *ClusterPlan
+	// Attached are the nodes of a cluster stood up for several runs
+	// (StandUp): the run records and samples them as its own.
+	Attached []cluster.Node
 	// Faults are injected on the cluster's nodes during the measure phase.
 	Faults []Injection
 	// Verify reads back every acknowledged insert and delete after the run

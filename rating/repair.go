@@ -55,7 +55,7 @@ func (r *rater) tracks(st *Step) bool {
 	case ResetRepair:
 		return true
 	case ResetSnapshot:
-		return r.keyRestore && st.Reset != resetLoad
+		return r.keyRestore && (st.Reset != resetLoad || r.snapshot) // the image may predate this experiment
 	}
 	return false
 }

@@ -47,6 +47,9 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 			return err
 		}
 		_, canSnapshot = db.(driver.Snapshotter)
+		if !canSnapshot && r.standing != nil && r.standing.CanImage() == nil {
+			canSnapshot, r.image = true, true
+		}
 		_, canReset = db.(driver.Resetter)
 		_, r.keyRestore = db.(driver.KeyRestorer)
 		_, r.settler = db.(driver.Settler)
@@ -65,7 +68,7 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 		}
 	}
 	r.canSnapshot = canSnapshot
-	r.keyRestore = r.keyRestore && canSnapshot
+	r.keyRestore = r.keyRestore && canSnapshot && !r.image
 	if r.opts.Reset == ResetKeep || r.opts.Reset == ResetRepair || r.opts.Reset == ResetSnapshot {
 		n, err := first.Props.Int("recordcount", 0)
 		if err != nil {
@@ -89,8 +92,10 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 		why = fmt.Sprintf("the data of %s lives only as long as one experiment", first.Driver)
 	case r.table == "":
 		why = fmt.Sprintf("workload %s has no single key-value table to snapshot or keep", first.WorkloadName())
+	case r.opts.Reset == ResetSnapshot && r.standing != nil:
+		why = fmt.Sprintf("driver %s cannot take snapshots (no driver.Snapshotter), and no image of the cluster's data directories: %v", first.Driver, r.standing.CanImage())
 	case r.opts.Reset == ResetSnapshot:
-		why = fmt.Sprintf("driver %s cannot take snapshots (no driver.Snapshotter)", first.Driver)
+		why = fmt.Sprintf("driver %s cannot take snapshots (no driver.Snapshotter; with system.cluster in an experiment file, dbrig would copy the nodes' data directories)", first.Driver)
 	case r.opts.Reset == ResetRepair:
 		why = fmt.Sprintf("repair rewrites the records the load wrote, and %v", regenErr)
 	case r.opts.Reset == ResetReload:
@@ -118,12 +123,33 @@ func (r *rater) prepare(ctx context.Context, eo *experiment.Options, st *Step) e
 	if err := r.prepareData(ctx, eo, st); err != nil {
 		return err
 	}
+	if st.Reset == resetLoad && r.wantsSnapshot() && !r.opts.SLA.HasUnpredictable() {
+		// The image is the data set as loaded, taken before the first
+		// experiment writes: taken after it, it would hold that
+		// experiment's inserts, and every later one (whose inserts start
+		// at recordcount again) would insert keys that exist.
+		if !eo.SkipLoad {
+			if err := r.loadOnly(ctx, *eo, eo.Recreate); err != nil {
+				return err
+			}
+			eo.SkipLoad, eo.Recreate = true, false
+		}
+		if err := r.takeSnapshot(ctx); err != nil {
+			return err
+		}
+	}
 	if st.Reset == resetLoad || st.Reset == ResetReload {
 		if err := r.loadApart(ctx, eo); err != nil {
 			return err
 		}
 	}
 	return r.settle(ctx, st)
+}
+
+// wantsSnapshot tells whether the rating keeps an image of the data set:
+// for snapshot, and for keep's fallback after deletes.
+func (r *rater) wantsSnapshot() bool {
+	return !r.ephemeral && (r.opts.Reset == ResetSnapshot || r.opts.Reset == ResetKeep && r.deletes && r.canSnapshot)
 }
 
 // prepareData sets how the experiment gets its data set and resets it.
@@ -170,6 +196,12 @@ func (r *rater) prepareData(ctx context.Context, eo *experiment.Options, st *Ste
 // keys is true), else the whole image. It returns how many keys it put
 // back (0: the whole image).
 func (r *rater) restoreImage(ctx context.Context, keys bool) (int64, error) {
+	if r.image {
+		if err := r.standing.RestoreImage(ctx, r.snapshotName()); err != nil {
+			return 0, fmt.Errorf("restore the %s cluster's image %s: %w", r.standing.System(), r.snapshotName(), err)
+		}
+		return 0, nil
+	}
 	db, done, err := r.openDriver(ctx, r.first)
 	if err != nil {
 		return 0, err
@@ -225,8 +257,15 @@ func (r *rater) leaveLoaded(ctx context.Context) (string, error) {
 }
 
 // takeSnapshot takes the image after the first load.
-func (r *rater) takeSnapshot(ctx context.Context, p *experiment.Plan) error {
-	db, done, err := r.openDriver(ctx, p)
+func (r *rater) takeSnapshot(ctx context.Context) error {
+	if r.image {
+		if err := r.standing.SaveImage(ctx, r.snapshotName()); err != nil {
+			return fmt.Errorf("image %s of the %s cluster: %w", r.snapshotName(), r.standing.System(), err)
+		}
+		r.snapshot = true
+		return nil
+	}
+	db, done, err := r.openDriver(ctx, r.first)
 	if err != nil {
 		return err
 	}
@@ -244,6 +283,12 @@ func (r *rater) takeSnapshot(ctx context.Context, p *experiment.Plan) error {
 // dropSnapshot removes the image when the rating ends.
 func (r *rater) dropSnapshot(ctx context.Context) {
 	if !r.snapshot {
+		return
+	}
+	if r.image {
+		if err := r.standing.DropImage(r.snapshotName()); err != nil {
+			r.hooks.Warn(fmt.Errorf("drop image %s: %w", r.snapshotName(), err))
+		}
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)

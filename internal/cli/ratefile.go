@@ -157,8 +157,6 @@ func fileRating(b *experiment.Bench, rf *rateFlags, set map[string]bool) (rating
 	switch {
 	case len(e.SLA) == 0 && !set["sla"]:
 		return bad(e.Errorf("rate", `a rating needs an SLA: add sla: ["p95<100ms"] to the file (or give --sla)`))
-	case e.System.Cluster != nil:
-		return bad(e.Errorf("system.cluster", "a rating runs many experiments on one data set: start the cluster once (dbrig cluster up) and give its endpoints in system.props"))
 	case len(e.Scenario) > 0:
 		return bad(e.Errorf("scenario", "a rating measures the store without faults: remove the scenario"))
 	case len(e.Load.Schedule) > 0:

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/dbrig/dbrig/results"
@@ -231,5 +233,75 @@ sla: ["unpredictable<0.01%"]
 	}
 	if got["sla_ok"] != 1 || got["reads_checked"] < 10 || got["unpredictable_reads"] != 0 || got["wrong_reads"] != 0 {
 		t.Errorf("metrics %v, want the SLA met with checked reads, none stale or wrong", got)
+	}
+}
+
+const rateClusterFile = `name: etcd-rating
+system:
+  driver: etcd
+  cluster: {recipe: etcd, nodes: 1}
+dataset: {records: 200}
+workload: {files: [workloada]}
+load: {rate: 100}
+sla: ["p99<2s"]
+rate:
+  reset: snapshot
+  precision: 50%
+  sla_duration: 1s
+  step: 1s
+  max: 200
+  votes: 1
+  warmup: 0s
+`
+
+// A rating of a file with system.cluster stands the cluster up once for
+// all its experiments (they share its data: snapshot restores it), records
+// its nodes with every run, and tears it down at the end.
+func TestRateFileCluster(t *testing.T) {
+	needBinary(t, "etcd")
+	dir := t.TempDir()
+	file, store := filepath.Join(dir, "e.yaml"), filepath.Join(dir, "r.db")
+	writeFile(t, file, rateClusterFile)
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"rate", file, "--store", store, "--json", "--quiet"}, strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var got struct {
+		Steps []struct {
+			Reset string `json:"reset"`
+			RunID int64  `json:"run_id"`
+		} `json:"steps"`
+		Time struct {
+			ClusterS float64 `json:"cluster_s"`
+		} `json:"time"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out.String())
+	}
+	if len(got.Steps) < 2 || got.Time.ClusterS <= 0 {
+		t.Fatalf("JSON %s", out.String())
+	}
+	st, err := results.OpenExisting(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pid := 0
+	for i, s := range got.Steps {
+		if i > 0 && s.Reset != "snapshot" {
+			t.Errorf("step %d: reset %q, want snapshot (the data outlived the experiment)", i, s.Reset)
+		}
+		nodes, err := st.Nodes(context.Background(), s.RunID)
+		if err != nil || len(nodes) != 1 {
+			t.Fatalf("run %d: nodes %v, %v; want the cluster's node", s.RunID, nodes, err)
+		}
+		if i > 0 && nodes[0].PID != pid {
+			t.Errorf("run %d ran on etcd pid %d, the first on %d: want one cluster for the rating", s.RunID, nodes[0].PID, pid)
+		}
+		pid = nodes[0].PID
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("etcd pid %d after the rating: kill 0 = %v, want it gone", pid, err)
 	}
 }
