@@ -12,11 +12,14 @@ import (
 // setting needs a superuser and a reload, which a managed service rarely
 // allows). Why: the autovacuum launcher runs on its own clock (a table at
 // most once per autovacuum_naptime, 1 min by default), so in short
-// experiments it lands in some and not others. A rating's settle step
-// vacuums between experiments instead. Measured (100,000 records, 2 s
-// experiments, 4 s final runs, p95<10ms): two ratings with autovacuum on
-// answered 30,400 and 25,920 ops/s (17 % apart); with it off, the pairs of
-// all four reset strategies agreed within 5.3 %.
+// experiments it lands in some and not others; a rating's settle step
+// vacuums between experiments instead. Measured with ratings of 100,000
+// records, 2 s experiments and p95<10ms (README, "Two ratings that
+// agree"): with the server's autovacuum on, one pair answered 30,400 and
+// 25,920 ops/s (17 % apart); with it off, all four reset strategies'
+// pairs agreed within 5.3 % on that host. It does not remove every swing:
+// on a slower host two of four pairs still disagreed, with the table's or
+// the server's autovacuum off.
 //
 // pg.autovacuum=on (the default) puts the table back to the server's
 // setting if an earlier run turned it off. The parameter is changed only
