@@ -408,6 +408,36 @@ func chownTree(dir string, uid, gid int) error {
 	})
 }
 
+// stopAll stops procs, later stages first; the nodes of a stage together
+// (one at a time where the stage says so), and returns every node's error.
+func (c *Cluster) stopAll(ctx context.Context, procs []*proc) []error {
+	var errs []error
+	for stage := lastStage(procs); stage >= 0; stage-- {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for k := len(procs) - 1; k >= 0; k-- {
+			p := procs[k]
+			if p.stage != stage {
+				continue
+			}
+			if p.serial {
+				wg.Wait()
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := c.stopProc(ctx, p); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	return errs
+}
+
 // Down stops every node (later stages first; nodes of a stage together):
 // the stop signal, StopGrace, then SIGKILL to the process group, and waits
 // until each has exited. Then it removes data dirs unless Keep, and the
@@ -420,30 +450,7 @@ func (c *Cluster) Down(ctx context.Context) error {
 		c.closing = true
 		procs := append([]*proc(nil), c.procs...)
 		c.mu.Unlock()
-		var errs []error
-		for stage := lastStage(procs); stage >= 0; stage-- {
-			var wg sync.WaitGroup
-			var mu sync.Mutex
-			for k := len(procs) - 1; k >= 0; k-- {
-				p := procs[k]
-				if p.stage != stage {
-					continue
-				}
-				if p.serial {
-					wg.Wait()
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if err := c.stopProc(ctx, p); err != nil {
-						mu.Lock()
-						errs = append(errs, err)
-						mu.Unlock()
-					}
-				}()
-			}
-			wg.Wait()
-		}
+		errs := c.stopAll(ctx, procs)
 		if c.spawner != nil {
 			c.spawner.Close()
 		}

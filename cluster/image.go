@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"syscall"
 )
 
@@ -125,30 +124,7 @@ func (c *Cluster) cycle(ctx context.Context, what string, fn func([]*proc) error
 	}
 	procs := append([]*proc(nil), c.procs...)
 	c.mu.Unlock()
-	var errs []error
-	for stage := lastStage(procs); stage >= 0; stage-- {
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		for k := len(procs) - 1; k >= 0; k-- {
-			p := procs[k]
-			if p.stage != stage {
-				continue
-			}
-			if p.serial {
-				wg.Wait()
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := c.stopProc(ctx, p); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
-	}
+	errs := c.stopAll(ctx, procs)
 	if err := errors.Join(errs...); err != nil {
 		return err // a node that would not stop: its data is not safe to copy
 	}
