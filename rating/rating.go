@@ -172,6 +172,10 @@ type Rating struct {
 	Left string `json:"left,omitempty"`
 	// Rule is the decision rule the rating applied (warmup, sample, votes).
 	Rule string `json:"rule"`
+	// Spread is the band where runs contradicted each other (nil: none);
+	// Stable says it is no wider than the precision (spread.go).
+	Spread *Spread `json:"spread,omitempty"`
+	Stable bool    `json:"stable"`
 }
 
 // MarshalJSON writes the answer as "throughput" (by rate) or "clients".
@@ -421,6 +425,8 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 		runErr = fmt.Errorf("%w (a rating with --reset snapshot or repair leaves the data set as it loaded it, so a next rating on the same data takes --skip-load; after reload or keep the data is as the last experiment left it: use --recreate)", runErr)
 	}
 	res.Time.TotalS = time.Since(began).Seconds()
+	res.Spread = spread(res.Steps)
+	res.Stable = res.Found && !res.Spread.wider(opts.Precision)
 	// Not part of Λ: the data set as loaded again, for the next rating.
 	if runErr == nil {
 		if did, err := r.leaveLoaded(ctx); err != nil {
@@ -447,6 +453,9 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	if res.Found {
 		a := res.Answer
 		fin.Answer = &a
+	}
+	if sp := res.Spread; sp != nil {
+		fin.SpreadLow, fin.SpreadHigh = &sp.Low, &sp.High
 	}
 	if err := store.FinishRating(context.WithoutCancel(ctx), fin); err != nil {
 		runErr = errors.Join(runErr, err)
@@ -476,15 +485,19 @@ func (r *rater) rule() string {
 
 // message says what the answer means.
 func (r *rater) message() string {
+	var parts []string
 	switch {
 	case !r.res.Found:
 		return "no answer"
 	case r.res.AtMax:
-		return "the SLA still held at the search's upper bound: the answer is at least that"
+		parts = append(parts, "the SLA still held at the search's upper bound: the answer is at least that")
 	case !r.res.Confirmed:
-		return "the final run did not confirm the answer"
+		parts = append(parts, "the final run did not confirm the answer")
 	}
-	return ""
+	if r.res.Spread.wider(r.opts.Precision) {
+		parts = append(parts, r.res.Spread.describe(r.opts.By, r.opts.Precision))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // rater holds one rating's state.

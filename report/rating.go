@@ -105,6 +105,15 @@ func Rating(w io.Writer, r results.Rating) error {
 		}
 		ew.printf("\n")
 	}
+	if r.SpreadLow != nil && r.SpreadHigh != nil && *r.SpreadLow > 0 {
+		rel := (*r.SpreadHigh - *r.SpreadLow) / *r.SpreadLow
+		verdict := "within the precision"
+		if rel > r.Precision+1e-9 {
+			verdict = "WIDER than the precision: not a stable answer"
+		}
+		ew.printf("spread: a run failed at %s, one passed at %s (%.0f%%, %s)\n",
+			ratingTarget(r.By, *r.SpreadLow), ratingTarget(r.By, *r.SpreadHigh), rel*100, verdict)
+	}
 	nu := 0.0
 	if r.ResetCount > 0 {
 		nu = r.ResetsS / float64(r.ResetCount)

@@ -41,6 +41,17 @@ func TestRatingTable(t *testing.T) {
 		t.Errorf("%d lines, want header, table of 4, answer, time, saved:\n%s", lines, out)
 	}
 	b.Reset()
+	lo, hi := 1500.0, 1900.0
+	r.SpreadLow, r.SpreadHigh = &lo, &hi
+	if err := Rating(&b, r); err != nil || !strings.Contains(b.String(), "spread: a run failed at 1,500 ops/s, one passed at 1,900 ops/s (27%, WIDER than the precision") {
+		t.Errorf("with a spread: %v\n%s", err, b.String())
+	}
+	b.Reset()
+	hi = 1550
+	if err := Rating(&b, r); err != nil || !strings.Contains(b.String(), "(3%, within the precision)") {
+		t.Errorf("with a narrow spread: %v\n%s", err, b.String())
+	}
+	b.Reset()
 	r.Answer, r.Message, r.Status = nil, "no rate meets the SLA: even 1 ops/s failed it", "done"
 	if err := Rating(&b, r); err != nil || !strings.Contains(b.String(), "no answer: no rate meets the SLA") {
 		t.Errorf("without an answer: %v\n%s", err, b.String())

@@ -39,7 +39,10 @@ type Rating struct {
 	FinalS       float64
 	TotalS       float64
 	EarlySavedS  float64
-	Steps        []RatingStep
+	// SpreadLow, SpreadHigh: the band where runs contradicted each other
+	// (a failure at SpreadLow, a pass at SpreadHigh); nil: none.
+	SpreadLow, SpreadHigh *float64
+	Steps                 []RatingStep
 }
 
 // RatingStep is one experiment of a rating.
@@ -79,6 +82,20 @@ func finite(f float64) float64 {
 		return 0
 	}
 	return f
+}
+
+func nullFloat(f *float64) sql.NullFloat64 {
+	if f == nil {
+		return sql.NullFloat64{}
+	}
+	return sql.NullFloat64{Float64: finite(*f), Valid: true}
+}
+
+func floatPtr(f sql.NullFloat64) *float64 {
+	if !f.Valid {
+		return nil
+	}
+	return &f.Float64
 }
 
 // CreateRating stores a rating that is starting (status running, no steps)
@@ -128,16 +145,13 @@ func (s *Store) FinishRating(ctx context.Context, r Rating) error {
 	if r.End.IsZero() {
 		r.End = time.Now()
 	}
-	var answer sql.NullFloat64
-	if r.Answer != nil {
-		answer = sql.NullFloat64{Float64: *r.Answer, Valid: true}
-	}
+	answer := nullFloat(r.Answer)
 	res, err := s.exec(ctx, `UPDATE ratings SET status = ?, message = ?, ended_at = ?, answer = ?, confirmed = ?,
 		first_load_s = ?, reset_count = ?, resets_s = ?, experiment_count = ?, experiments_s = ?, final_s = ?,
-		total_s = ?, early_saved_s = ? WHERE id = ?`,
+		total_s = ?, early_saved_s = ?, spread_low = ?, spread_high = ? WHERE id = ?`,
 		r.Status, redactWords(r.Message), fmtTime(r.End), answer, b2i(r.Confirmed),
 		r.FirstLoadS, r.ResetCount, r.ResetsS, r.Experiments, r.ExperimentsS, r.FinalS,
-		r.TotalS, r.EarlySavedS, r.ID)
+		r.TotalS, r.EarlySavedS, nullFloat(r.SpreadLow), nullFloat(r.SpreadHigh), r.ID)
 	if err != nil {
 		return fmt.Errorf("finish rating %d: %w", r.ID, err)
 	}
@@ -149,17 +163,17 @@ func (s *Store) FinishRating(ctx context.Context, r Rating) error {
 
 const ratingColumns = `id, name, status, message, started_at, ended_at, system, workload, sla, search_by, strategy,
 	precision_frac, step_s, sla_duration_s, answer, confirmed, first_load_s, reset_count, resets_s,
-	experiment_count, experiments_s, final_s, total_s, early_saved_s`
+	experiment_count, experiments_s, final_s, total_s, early_saved_s, spread_low, spread_high`
 
 func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 	var r Rating
 	var start string
 	var end sql.NullString
-	var answer sql.NullFloat64
+	var answer, spreadLow, spreadHigh sql.NullFloat64
 	var confirmed int64
 	err := sc.Scan(&r.ID, &r.Name, &r.Status, &r.Message, &start, &end, &r.System, &r.Workload, &r.SLA, &r.By, &r.Strategy,
 		&r.Precision, &r.StepS, &r.SLADurationS, &answer, &confirmed, &r.FirstLoadS, &r.ResetCount, &r.ResetsS,
-		&r.Experiments, &r.ExperimentsS, &r.FinalS, &r.TotalS, &r.EarlySavedS)
+		&r.Experiments, &r.ExperimentsS, &r.FinalS, &r.TotalS, &r.EarlySavedS, &spreadLow, &spreadHigh)
 	if err != nil {
 		return r, err
 	}
@@ -169,9 +183,7 @@ func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 	if r.End, err = nullTime(end); err != nil {
 		return r, err
 	}
-	if answer.Valid {
-		r.Answer = &answer.Float64
-	}
+	r.Answer, r.SpreadLow, r.SpreadHigh = floatPtr(answer), floatPtr(spreadLow), floatPtr(spreadHigh)
 	r.Confirmed = confirmed != 0
 	return r, nil
 }

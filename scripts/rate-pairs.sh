@@ -8,12 +8,14 @@
 #     repair keep (default: all four).
 # Environment (defaults): RECORDS (100000), SLA ('p95<10ms'), DURATION (2s,
 # each search experiment), SLA_DURATION (4s, the final run), START (500 ops/s),
-# PRECISION (10%), EXTRA (more `dbrig rate` flags, e.g. "--settle=false").
+# PRECISION (10%), EXTRA (more `dbrig rate` flags, e.g. "--settle=false"),
+# STORE (the results store; default: one in the temporary directory).
 # The second rating of a pair reuses the data set when the first left it as
 # loaded (snapshot, repair: --skip-load), else loads again (--recreate).
 # Prints per strategy: both answers, their difference, agree yes/no, whether
 # each final run confirmed it, experiments, Λ (total seconds) and the mean
-# reset time ν. The full JSON of every rating stays in $OUT (default: a
+# reset time ν, and whether each rating called itself stable (its spread,
+# where runs contradicted each other, within the precision). The full JSON of every rating stays in $OUT (default: a
 # temporary directory that is removed) for a closer look.
 set -euo pipefail
 dbrig=${1:?usage: rate-pairs.sh DBRIG pebble|postgres [STRATEGY…]}
@@ -42,10 +44,10 @@ rate() { # strategy n data-flag → JSON in $out/STRATEGY-N.json
 	# shellcheck disable=SC2086 # EXTRA is a list of flags
 	"$dbrig" rate --driver "$system" "${props[@]}" --sla "${SLA:-p95<10ms}" --sla-duration "${SLA_DURATION:-4s}" \
 		--duration "${DURATION:-2s}" --rate "${START:-500}" --precision "$precision" --reset "$1" "$3" \
-		--store "$tmp/store.db" --quiet --json ${EXTRA:-} >"$out/$1-$2.json" 2>"$out/$1-$2.err" || true
+		--store "${STORE:-$tmp/store.db}" --quiet --json ${EXTRA:-} >"$out/$1-$2.json" 2>"$out/$1-$2.err" || true
 }
 
-printf '%-9s %10s %10s %7s %6s %9s %11s %15s %13s\n' strategy rating_1 rating_2 diff agree confirmed experiments "Λ s (1 / 2)" "ν s (1 / 2)"
+printf '%-9s %10s %10s %7s %6s %9s %9s %11s %15s %13s\n' strategy rating_1 rating_2 diff agree confirmed stable experiments "Λ s (1 / 2)" "ν s (1 / 2)"
 for s in "${strategies[@]}"; do
 	rate "$s" 1 --recreate
 	next=--recreate
@@ -73,8 +75,9 @@ else:
     agree, d = "-", "-"
 conf = "/".join("yes" if r.get("confirmed") else "no" for r in (a, b))
 exps = "%s / %s" % (a.get("time", {}).get("experiments", "-"), b.get("time", {}).get("experiments", "-"))
+stable = "/".join("yes" if r.get("stable") else "no" for r in (a, b))
 lam = "%.1f / %.1f" % (a.get("time", {}).get("total_s", 0), b.get("time", {}).get("total_s", 0))
-print("%-9s %10s %10s %7s %6s %9s %11s %15s %13s" % (s, x or "-", y or "-", d, agree, conf, exps, lam, "%.2f / %.2f" % (nu(a), nu(b))))
+print("%-9s %10s %10s %7s %6s %9s %9s %11s %15s %13s" % (s, x or "-", y or "-", d, agree, conf, stable, exps, lam, "%.2f / %.2f" % (nu(a), nu(b))))
 PY
 	for n in 1 2; do # a rating that failed says why
 		[ -s "$out/$s-$n.json" ] || { echo "  rating $n of $s failed:" >&2; tail -3 "$out/$s-$n.err" >&2; }
