@@ -105,10 +105,9 @@ func Rating(w io.Writer, r results.Rating) error {
 		}
 		ew.printf("\n")
 	}
-	if r.SpreadLow != nil && r.SpreadHigh != nil && *r.SpreadLow > 0 {
-		rel := (*r.SpreadHigh - *r.SpreadLow) / *r.SpreadLow
+	if rel, wider, ok := ratingSpread(r); ok {
 		verdict := "within the precision"
-		if rel > r.Precision+1e-9 {
+		if wider {
 			verdict = "WIDER than the precision: not a stable answer"
 		}
 		ew.printf("spread: a run failed at %s, one passed at %s (%.0f%%, %s)\n",
@@ -135,6 +134,16 @@ func Rating(w io.Writer, r results.Rating) error {
 	return ew.err
 }
 
+// ratingSpread is a rating's spread relative to its low end, and whether
+// it is wider than the precision (ok false: no spread).
+func ratingSpread(r results.Rating) (rel float64, wider, ok bool) {
+	if r.SpreadLow == nil || r.SpreadHigh == nil || *r.SpreadLow <= 0 {
+		return 0, false, false
+	}
+	rel = (*r.SpreadHigh - *r.SpreadLow) / *r.SpreadLow
+	return rel, rel > r.Precision+1e-9, true
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -151,13 +160,19 @@ func RatingList(w io.Writer, rs []results.Rating) error {
 		return err
 	}
 	t := &table{left: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true}}
-	t.add("id", "started", "status", "system", "workload", "sla", "reset", "answer", "total")
+	t.add("id", "started", "status", "system", "workload", "sla", "reset", "answer", "spread", "total")
 	for _, r := range rs {
-		answer := "-"
+		answer, spread := "-", "-"
 		if r.Answer != nil {
 			answer = ratingTarget(r.By, *r.Answer)
 		}
-		t.add(fmt.Sprint(r.ID), r.Start.Local().Format(listTime), r.Status, r.System, r.Workload, r.SLA, r.Strategy, answer, format.Seconds(r.TotalS))
+		if rel, wider, ok := ratingSpread(r); ok {
+			spread = fmt.Sprintf("%.0f%%", rel*100)
+			if wider {
+				spread += " (unstable)"
+			}
+		}
+		t.add(fmt.Sprint(r.ID), r.Start.Local().Format(listTime), r.Status, r.System, r.Workload, r.SLA, r.Strategy, answer, spread, format.Seconds(r.TotalS))
 	}
 	return t.write(w, "")
 }

@@ -47,6 +47,10 @@ func TestRatingTable(t *testing.T) {
 		t.Errorf("with a spread: %v\n%s", err, b.String())
 	}
 	b.Reset()
+	if err := RatingList(&b, []results.Rating{r}); err != nil || !strings.Contains(b.String(), "27% (unstable)") {
+		t.Errorf("list with a spread: %v\n%s", err, b.String())
+	}
+	b.Reset()
 	hi = 1550
 	if err := Rating(&b, r); err != nil || !strings.Contains(b.String(), "(3%, within the precision)") {
 		t.Errorf("with a narrow spread: %v\n%s", err, b.String())
