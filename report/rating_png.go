@@ -67,6 +67,21 @@ func ratingPlot(r results.Rating) (*plot.Plot, error) {
 			fail = append(fail, xy)
 		}
 	}
+	if lo, hi := r.SpreadLow, r.SpreadHigh; lo != nil && hi != nil && *hi > *lo {
+		// Where runs contradicted each other: first, so that the points
+		// and lines are drawn over it; as high as the y axis will go.
+		top := maxY
+		if !math.IsNaN(limit) {
+			top = math.Max(math.Min(top, 4*limit), limit)
+		}
+		band, err := plotter.NewPolygon(plotter.XYs{{X: *lo, Y: 0}, {X: *hi, Y: 0}, {X: *hi, Y: top}, {X: *lo, Y: top}})
+		if err != nil {
+			return nil, err
+		}
+		band.Color, band.LineStyle.Width = spreadColor, 0
+		p.Add(band)
+		p.Legend.Add("spread: runs contradicted each other", band)
+	}
 	add := func(pts plotter.XYs, label string, c color.Color, shape draw.GlyphDrawer) error {
 		if len(pts) == 0 {
 			return nil
@@ -120,6 +135,9 @@ func ratingPlot(r results.Rating) (*plot.Plot, error) {
 	p.X.Min, p.Y.Min = 0, 0
 	return p, nil
 }
+
+// spreadColor fills a rating's spread (light amber).
+var spreadColor = color.RGBA{R: 255, G: 214, B: 140, A: 255}
 
 func maxTarget(r results.Rating) float64 {
 	m := 0.0

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"image/color"
+	"image/png"
 	"strings"
 	"testing"
 	"time"
@@ -91,4 +93,35 @@ func TestRatingPNG(t *testing.T) {
 	if _, err := ratingPlot(results.Rating{ID: 1}); err == nil {
 		t.Error("a rating without experiments plotted")
 	}
+	// The spread is a band of its own colour; without one, that colour is
+	// nowhere.
+	if n := spreadPixels(t, b.Bytes()); n != 0 {
+		t.Errorf("%d pixels of the spread's colour without a spread", n)
+	}
+	lo, hi := 1500.0, 2100.0
+	r.SpreadLow, r.SpreadHigh = &lo, &hi
+	b.Reset()
+	if err := RatingPNG(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if n := spreadPixels(t, b.Bytes()); n < 1000 {
+		t.Errorf("%d pixels of the spread's colour, want a band", n)
+	}
+}
+
+func spreadPixels(t *testing.T, data []byte) int {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			if color.RGBAModel.Convert(img.At(x, y)) == spreadColor {
+				n++
+			}
+		}
+	}
+	return n
 }
