@@ -24,6 +24,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/machine"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
@@ -61,6 +62,9 @@ const (
 	DefaultMinTail = 10
 	// DefaultVotes: a failure is confirmed by a majority of up to 3 runs.
 	DefaultVotes = 3
+	// SteadinessWindow is the window of the machine steadiness measurement
+	// (Options.Steadiness).
+	SteadinessWindow = 250 * time.Millisecond
 	// maxStretch bounds how much longer than asked an experiment is made
 	// for its sample (MinTail).
 	maxStretch = 10
@@ -100,6 +104,9 @@ type Options struct {
 	// reset, a driver.Settler waits for the store's background work
 	// (settle.go).
 	NoSettle bool
+	// Steadiness: measure for this long, before anything else, how steady
+	// this machine's speed is (machine.MeasureSteadiness); 0: not measured.
+	Steadiness time.Duration
 }
 
 // Hooks let a caller watch a rating. Every field is optional.
@@ -176,6 +183,9 @@ type Rating struct {
 	// Stable says it is no wider than the precision (spread.go).
 	Spread *Spread `json:"spread,omitempty"`
 	Stable bool    `json:"stable"`
+	// Machine is how steady this machine's speed was before the rating
+	// (nil: not measured, Options.Steadiness 0).
+	Machine *machine.Steadiness `json:"machine,omitempty"`
 }
 
 // MarshalJSON writes the answer as "throughput" (by rate) or "clients".
@@ -273,6 +283,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("a rate schedule: a rating chooses the rate itself; remove the schedule")
 	case o.Max < 0 || o.Start < 0:
 		return fmt.Errorf("search range %g … %g: expected positive targets", o.Start, o.Max)
+	case o.Steadiness < 0 || o.Steadiness > 0 && o.Steadiness < 4*SteadinessWindow:
+		return fmt.Errorf("--steadiness %v: expected 0 (skip) or at least %v", o.Steadiness, 4*SteadinessWindow)
 	}
 	if o.Step == 0 || o.Step > o.SLADuration {
 		o.Step = o.SLADuration
@@ -398,13 +410,23 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	if err := r.checkStrategy(ctx, first); err != nil {
 		return nil, err
 	}
+	var steady *machine.Steadiness
+	if opts.Steadiness > 0 {
+		// Once the input is known good, before the load: the machine as
+		// idle as it gets.
+		m, err := machine.MeasureSteadiness(ctx, opts.Steadiness, SteadinessWindow)
+		if err != nil {
+			return nil, err
+		}
+		steady = &m
+	}
 	store, err := results.Open(ctx, opts.Base.Store)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
 	r.store = store
-	res := &Rating{By: opts.By, SLA: opts.SLA.String(), Strategy: opts.Reset, Precision: opts.Precision}
+	res := &Rating{By: opts.By, SLA: opts.SLA.String(), Strategy: opts.Reset, Precision: opts.Precision, Machine: steady}
 	res.Time.ClusterS = clusterS
 	id, err := store.CreateRating(ctx, results.Rating{Name: opts.Base.Name, Start: began, System: first.Driver,
 		Workload: first.WorkloadName(), SLA: res.SLA, By: opts.By, Strategy: opts.Reset, Precision: opts.Precision,
@@ -457,6 +479,10 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	if sp := res.Spread; sp != nil {
 		fin.SpreadLow, fin.SpreadHigh = &sp.Low, &sp.High
 	}
+	if m := res.Machine; m != nil {
+		cv := m.Cache.CV
+		fin.MachineCV = &cv
+	}
 	if err := store.FinishRating(context.WithoutCancel(ctx), fin); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
@@ -496,6 +522,10 @@ func (r *rater) message() string {
 	}
 	if r.res.Spread.wider(r.opts.Precision) {
 		parts = append(parts, r.res.Spread.describe(r.opts.By, r.opts.Precision))
+	}
+	if m := r.res.Machine; m != nil && m.Cache.CV > r.opts.Precision {
+		parts = append(parts, fmt.Sprintf("this machine's speed was not steady before the rating: cache-bound work varied by %.0f%% (coefficient of variation) from one %v window to the next, register-only work by %.0f%%; a store's capacity moves with it, so two ratings here may differ by more than the precision",
+			m.Cache.CV*100, SteadinessWindow, m.ALU.CV*100))
 	}
 	return strings.Join(parts, "; ")
 }

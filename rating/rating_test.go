@@ -120,7 +120,7 @@ func TestFinalSearchesDownAtFullLength(t *testing.T) {
 		Base: experiment.Options{Driver: "sim", Store: filepath.Join(t.TempDir(), "r.db"),
 			Props: []string{"recordcount=1000", "sim.capacity=2000", "sim.hiccups=2500ms+150ms"}},
 		SLA: mustSLA(t, "p95<50ms"), Step: time.Second, SLADuration: 6 * time.Second,
-		Start: 1000, Precision: 0.2, Warmup: -1,
+		Start: 1000, Precision: 0.2, Warmup: -1, Steadiness: time.Second,
 	}, Hooks{})
 	if err != nil {
 		t.Fatal(err)
@@ -143,6 +143,11 @@ func TestFinalSearchesDownAtFullLength(t *testing.T) {
 	// not the store's capacity moving.
 	if !r.Stable || r.Spread.wider(0.2) {
 		t.Errorf("stable = %v with spread %+v; want stable", r.Stable, r.Spread)
+	}
+	// The machine's steadiness was measured first: 1 s is two 250 ms
+	// windows of each kind of work, the first a warmup.
+	if m := r.Machine; m == nil || m.Windows != 1 || !(m.Cache.Median > 0) {
+		t.Errorf("machine steadiness %+v: want one window of each kind measured", r.Machine)
 	}
 	if last := r.Steps[len(r.Steps)-1]; last.Kind != "final" {
 		t.Errorf("last step %s, want a final run", last.Kind)

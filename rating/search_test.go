@@ -99,6 +99,7 @@ func TestCheckRejects(t *testing.T) {
 		{"precision", func(o *Options) { o.Precision = 0.9 }, "--precision"},
 		{"reset", func(o *Options) { o.Reset = "magic" }, "--reset"},
 		{"range", func(o *Options) { o.Start, o.Max = 1000, 10 }, "cannot contain"},
+		{"steadiness too short", func(o *Options) { o.Steadiness = 100 * time.Millisecond }, "--steadiness"},
 		{"clients with open", func(o *Options) { o.By = ByClients; o.Base.Model = "open" }, "closed model"},
 		{"rate with closed", func(o *Options) { o.Base.Model = "closed" }, "open model"},
 		{"fractional clients", func(o *Options) { o.By = ByClients; o.Start = 1.5 }, "whole numbers"},

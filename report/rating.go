@@ -113,6 +113,13 @@ func Rating(w io.Writer, r results.Rating) error {
 		ew.printf("spread: a run failed at %s, one passed at %s (%.0f%%, %s)\n",
 			ratingTarget(r.By, *r.SpreadLow), ratingTarget(r.By, *r.SpreadHigh), rel*100, verdict)
 	}
+	if cv := r.MachineCV; cv != nil {
+		verdict := "steadier than the precision"
+		if *cv > r.Precision {
+			verdict = "LESS steady than the precision: a store's capacity moves with it"
+		}
+		ew.printf("machine: cache-bound work varied by %.0f%% (coefficient of variation, 250 ms windows) before the rating, %s\n", *cv*100, verdict)
+	}
 	nu := 0.0
 	if r.ResetCount > 0 {
 		nu = r.ResetsS / float64(r.ResetCount)

@@ -53,6 +53,13 @@ func TestRatingTable(t *testing.T) {
 		t.Errorf("list with a spread: %v\n%s", err, b.String())
 	}
 	b.Reset()
+	cv := 0.22
+	r.MachineCV = &cv
+	if err := Rating(&b, r); err != nil || !strings.Contains(b.String(), "machine: cache-bound work varied by 22% (coefficient of variation, 250 ms windows) before the rating, LESS steady than the precision") {
+		t.Errorf("with the machine's steadiness: %v\n%s", err, b.String())
+	}
+	r.MachineCV = nil
+	b.Reset()
 	hi = 1550
 	if err := Rating(&b, r); err != nil || !strings.Contains(b.String(), "(3%, within the precision)") {
 		t.Errorf("with a narrow spread: %v\n%s", err, b.String())

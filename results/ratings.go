@@ -42,7 +42,10 @@ type Rating struct {
 	// SpreadLow, SpreadHigh: the band where runs contradicted each other
 	// (a failure at SpreadLow, a pass at SpreadHigh); nil: none.
 	SpreadLow, SpreadHigh *float64
-	Steps                 []RatingStep
+	// MachineCV is how much this machine's cache-bound work varied before
+	// the rating (coefficient of variation); nil: not measured.
+	MachineCV *float64
+	Steps     []RatingStep
 }
 
 // RatingStep is one experiment of a rating.
@@ -148,10 +151,10 @@ func (s *Store) FinishRating(ctx context.Context, r Rating) error {
 	answer := nullFloat(r.Answer)
 	res, err := s.exec(ctx, `UPDATE ratings SET status = ?, message = ?, ended_at = ?, answer = ?, confirmed = ?,
 		first_load_s = ?, reset_count = ?, resets_s = ?, experiment_count = ?, experiments_s = ?, final_s = ?,
-		total_s = ?, early_saved_s = ?, spread_low = ?, spread_high = ? WHERE id = ?`,
+		total_s = ?, early_saved_s = ?, spread_low = ?, spread_high = ?, machine_cv = ? WHERE id = ?`,
 		r.Status, redactWords(r.Message), fmtTime(r.End), answer, b2i(r.Confirmed),
 		r.FirstLoadS, r.ResetCount, r.ResetsS, r.Experiments, r.ExperimentsS, r.FinalS,
-		r.TotalS, r.EarlySavedS, nullFloat(r.SpreadLow), nullFloat(r.SpreadHigh), r.ID)
+		r.TotalS, r.EarlySavedS, nullFloat(r.SpreadLow), nullFloat(r.SpreadHigh), nullFloat(r.MachineCV), r.ID)
 	if err != nil {
 		return fmt.Errorf("finish rating %d: %w", r.ID, err)
 	}
@@ -163,17 +166,17 @@ func (s *Store) FinishRating(ctx context.Context, r Rating) error {
 
 const ratingColumns = `id, name, status, message, started_at, ended_at, system, workload, sla, search_by, strategy,
 	precision_frac, step_s, sla_duration_s, answer, confirmed, first_load_s, reset_count, resets_s,
-	experiment_count, experiments_s, final_s, total_s, early_saved_s, spread_low, spread_high`
+	experiment_count, experiments_s, final_s, total_s, early_saved_s, spread_low, spread_high, machine_cv`
 
 func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 	var r Rating
 	var start string
 	var end sql.NullString
-	var answer, spreadLow, spreadHigh sql.NullFloat64
+	var answer, spreadLow, spreadHigh, machineCV sql.NullFloat64
 	var confirmed int64
 	err := sc.Scan(&r.ID, &r.Name, &r.Status, &r.Message, &start, &end, &r.System, &r.Workload, &r.SLA, &r.By, &r.Strategy,
 		&r.Precision, &r.StepS, &r.SLADurationS, &answer, &confirmed, &r.FirstLoadS, &r.ResetCount, &r.ResetsS,
-		&r.Experiments, &r.ExperimentsS, &r.FinalS, &r.TotalS, &r.EarlySavedS, &spreadLow, &spreadHigh)
+		&r.Experiments, &r.ExperimentsS, &r.FinalS, &r.TotalS, &r.EarlySavedS, &spreadLow, &spreadHigh, &machineCV)
 	if err != nil {
 		return r, err
 	}
@@ -183,7 +186,7 @@ func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 	if r.End, err = nullTime(end); err != nil {
 		return r, err
 	}
-	r.Answer, r.SpreadLow, r.SpreadHigh = floatPtr(answer), floatPtr(spreadLow), floatPtr(spreadHigh)
+	r.Answer, r.SpreadLow, r.SpreadHigh, r.MachineCV = floatPtr(answer), floatPtr(spreadLow), floatPtr(spreadHigh), floatPtr(machineCV)
 	r.Confirmed = confirmed != 0
 	return r, nil
 }

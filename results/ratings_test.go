@@ -34,7 +34,7 @@ func testRatings(t *testing.T, s *Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != StatusRunning || got.Answer != nil || !got.End.IsZero() || len(got.Steps) != 2 || got.SpreadLow != nil || got.SpreadHigh != nil {
+	if got.Status != StatusRunning || got.Answer != nil || !got.End.IsZero() || len(got.Steps) != 2 || got.SpreadLow != nil || got.SpreadHigh != nil || got.MachineCV != nil {
 		t.Fatalf("running rating = %+v", got)
 	}
 	if st := got.Steps[1]; !st.StoppedEarly || st.Pass || st.RunID != 0 || st.Terms[0].Measured != 900 || st.Reason != steps[1].Reason {
@@ -49,6 +49,8 @@ func testRatings(t *testing.T, s *Store) {
 	fin.FirstLoadS, fin.ResetCount, fin.ResetsS, fin.Experiments, fin.ExperimentsS, fin.FinalS, fin.TotalS, fin.EarlySavedS = 1, 2, 3, 4, 5, 6, 7, 8
 	spreadLow, spreadHigh := 1800.0, 2250.0
 	fin.SpreadLow, fin.SpreadHigh = &spreadLow, &spreadHigh
+	machineCV := 0.25
+	fin.MachineCV = &machineCV
 	if err := s.FinishRating(ctx, fin); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,8 @@ func testRatings(t *testing.T, s *Store) {
 	if got.Answer == nil || *got.Answer != answer || !got.Confirmed || got.Status != "done" || got.End.IsZero() ||
 		got.FirstLoadS != 1 || got.ResetCount != 2 || got.ResetsS != 3 || got.Experiments != 4 || got.ExperimentsS != 5 ||
 		got.FinalS != 6 || got.TotalS != 7 || got.EarlySavedS != 8 || !got.Start.Equal(start) ||
-		got.SpreadLow == nil || *got.SpreadLow != spreadLow || got.SpreadHigh == nil || *got.SpreadHigh != spreadHigh {
+		got.SpreadLow == nil || *got.SpreadLow != spreadLow || got.SpreadHigh == nil || *got.SpreadHigh != spreadHigh ||
+		got.MachineCV == nil || *got.MachineCV != machineCV {
 		t.Errorf("finished rating = %+v", got)
 	}
 	list, err := s.ListRatings(ctx, 5)

@@ -30,6 +30,7 @@ type rateFlags struct {
 	votes       int
 	minTail     int
 	settle      bool
+	steadiness  time.Duration // 0: the machine's steadiness is not measured
 }
 
 // rateCmd: dbrig rate [run flags] --sla EXPR … — or dbrig rate list,
@@ -52,6 +53,7 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&rf.votes, "votes", rating.DefaultVotes, "a target that fails is run again until a majority of up to this many runs agrees (odd; 1 = no repeats); a pass is taken at once")
 	fs.IntVar(&rf.minTail, "min-tail", rating.DefaultMinTail, "by rate, each experiment lasts until this many operations lie beyond the SLA's percentile (p95: 20× as many in all; at most 10× --duration); 0 = no minimum")
 	fs.BoolVar(&rf.settle, "settle", true, "after the first load and each reset, wait until the store has finished its background work (compactions, vacuum) before the experiment; --settle=false skips it")
+	fs.DurationVar(&rf.steadiness, "steadiness", 5*time.Second, "first measure this long how steady this machine's speed is (stored, and a warning when less steady than the precision); 0 = skip")
 	var sets listFlag
 	fs.Var(&sets, "set", "with an experiment FILE: override a value of the file (key.path=value, e.g. rate.reset=keep); repeatable")
 	dry := fs.Bool("dry-run", false, "with an experiment FILE: print what the rating would run and exit")
@@ -154,7 +156,7 @@ func (rf *rateFlags) options(f *runFlags, args []string) (rating.Options, error)
 		return o, usagef("--hdrlog: a rating runs several experiments; use dbrig run at the answer for a log")
 	}
 	o = rating.Options{SLA: s, By: rf.by, Precision: prec, SLADuration: rf.slaDuration, Max: rf.max, Reset: rf.reset, NoEarlyStop: rf.noEarly,
-		Votes: rf.votes, MinTail: rf.minTail, NoSettle: !rf.settle}
+		Votes: rf.votes, MinTail: rf.minTail, NoSettle: !rf.settle, Steadiness: rf.steadiness}
 	if rf.votes < 1 || rf.votes%2 == 0 {
 		return o, usagef("--votes %d: expected an odd number of runs (1: every first verdict is final, 3: a failure must repeat)", rf.votes)
 	}

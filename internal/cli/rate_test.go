@@ -25,6 +25,7 @@ func TestRateBadInput(t *testing.T) {
 		{"unknown strategy", []string{"--sla", "p95<5ms", "--reset", "teleport"}, "expected one of"},
 		{"precision", []string{"--sla", "p95<5ms", "--precision", "80%"}, "at most 50%"},
 		{"op", []string{"--sla", "NOPE.p95<5ms"}, "no operation"},
+		{"steadiness", []string{"--sla", "p95<5ms", "--steadiness", "100ms"}, "--steadiness 100ms: expected 0 (skip) or at least 1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

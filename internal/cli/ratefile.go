@@ -132,7 +132,7 @@ func judgeSLA(ctx context.Context, w io.Writer, storeDSN string, out *experiment
 // rateOwnFlags may be given with `dbrig rate FILE`: they win over the
 // file's rate block. Every other run flag belongs in the file (or --set).
 var rateOwnFlags = map[string]bool{"sla": true, "sla-duration": true, "by": true, "precision": true, "reset": true,
-	"max": true, "no-early-stop": true, "votes": true, "min-tail": true, "settle": true, "store": true, "json": true, "quiet": true, "set": true, "dry-run": true, "yes": true}
+	"max": true, "no-early-stop": true, "votes": true, "min-tail": true, "settle": true, "steadiness": true, "store": true, "json": true, "quiet": true, "set": true, "dry-run": true, "yes": true}
 
 // fileRating builds a rating from an experiment file (resolved as a bench
 // of exactly one run) and its rate block, with rate's flags winning.
@@ -244,7 +244,7 @@ func fileRating(b *experiment.Bench, rf *rateFlags, set map[string]bool) (rating
 		}
 	}
 	o.NoEarlyStop = !blk.EarlyStop || rf.noEarly
-	o.Votes, o.MinTail, o.NoSettle = rf.votes, rf.minTail, !rf.settle
+	o.Votes, o.MinTail, o.NoSettle, o.Steadiness = rf.votes, rf.minTail, !rf.settle, rf.steadiness
 	if blk.Set["votes"] && !set["votes"] {
 		o.Votes = blk.Votes
 	}

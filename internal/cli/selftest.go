@@ -18,6 +18,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/format"
+	"github.com/dbrig/dbrig/machine"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
@@ -40,6 +41,7 @@ func selftestCmd(ctx context.Context, e *env, args []string) error {
 	every := fs.Duration("every", 10*time.Second, "--soak: how often to print memory")
 	heapProf := fs.String("heap-profile", "", "--soak: also write a Go heap profile at every print, to PREFIX-<n>-<seconds>s.pprof, e.g. PREFIX-002-60.0s.pprof (go tool pprof -sample_index=inuse_space)")
 	floorFlag := fs.Duration("floor", 2*time.Second, "how long each machine-floor thread (one sleeping, one spinning) runs; 0 = skip")
+	steady := fs.Duration("steadiness", 5*time.Second, "how long to measure how steady this machine's speed is (work per 250ms window); 0 = skip")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -66,10 +68,12 @@ func selftestCmd(ctx context.Context, e *env, args []string) error {
 		return usagef("dbrig selftest: --soak-rate must be > 0 and --every at least 100ms")
 	case *floorFlag != 0 && *floorFlag < 100*time.Millisecond:
 		return usagef("dbrig selftest --floor %v: expected 0 (skip) or at least 100ms", *floorFlag)
+	case *steady != 0 && *steady < 4*steadyWindow:
+		return usagef("dbrig selftest --steadiness %v: expected 0 (skip) or at least %v", *steady, 4*steadyWindow)
 	case *heapProf != "" && *soak == 0:
 		return usagef("dbrig selftest --heap-profile: only with --soak")
 	}
-	st := selftest{clients: *clients, spin: *spin, per: *per, floor: *floorFlag, heapProf: *heapProf}
+	st := selftest{clients: *clients, spin: *spin, per: *per, floor: *floorFlag, steady: *steady, heapProf: *heapProf}
 	if *soak > 0 {
 		return st.soak(ctx, e, *soak, *soakRate, *every, *asJSON)
 	}
@@ -110,8 +114,11 @@ type SelftestResult struct {
 	Open     []PrecisionCase `json:"open"`
 	// Floor is the machine's own lateness, measured without dbrig's
 	// generator; nil with --floor 0.
-	Floor   *FloorResult `json:"machine_floor,omitempty"`
-	Version string       `json:"go_version"`
+	Floor *FloorResult `json:"machine_floor,omitempty"`
+	// Steadiness is how much this machine's speed varied (machine
+	// package); nil with --steadiness 0.
+	Steadiness *machine.Steadiness `json:"machine_steadiness,omitempty"`
+	Version    string              `json:"go_version"`
 }
 
 // CeilingCase is the closed model against the null driver: the most
@@ -178,6 +185,7 @@ type selftest struct {
 	spin     time.Duration
 	per      time.Duration
 	floor    time.Duration // each floor thread's time; 0: none
+	steady   time.Duration // the steadiness measurement's time; 0: none
 	heapProf string        // --soak: heap profile path prefix
 }
 
@@ -276,8 +284,20 @@ func (st selftest) run(ctx context.Context, rates []float64, progress func(strin
 		res.Floor = &FloorResult{IntervalUS: floorInterval.Microseconds(), Sleep: hiccupsUS(f.Sleep), Spin: hiccupsUS(f.Spin),
 			SleepsOverSpinWaitPct: 100 * f.SleepLaterThan(st.spin)}
 	}
+	if st.steady > 0 {
+		progress(fmt.Sprintf("selftest: machine steadiness, cache-bound and register-only work in %v windows, %v", steadyWindow, st.steady))
+		m, err := machine.MeasureSteadiness(ctx, st.steady, steadyWindow)
+		if err != nil {
+			return nil, fmt.Errorf("selftest: %w", err)
+		}
+		res.Steadiness = &m
+	}
 	return res, nil
 }
+
+// steadyWindow is the steadiness measurement's window: about a search
+// experiment's resolution of a store's capacity.
+const steadyWindow = 250 * time.Millisecond
 
 // floorInterval is the floor's sleep and window: the gap between
 // arrivals at 1,000 ops/s, where every operation follows a sleep.
@@ -310,6 +330,12 @@ func printSelftest(w io.Writer, r *SelftestResult) {
 		}
 		fmt.Fprintf(w, "  %.2f%% of sleeps woke later than the spin wait (%s): those operations start late by the rest.\n", f.SleepsOverSpinWaitPct, r.SpinWait)
 		fmt.Fprintln(w, "  A spinning thread's stalls are this machine's (VM, other processes): no generator starts operations more punctually.")
+	}
+	if m := r.Steadiness; m != nil {
+		fmt.Fprintf(w, "\nmachine steadiness (work per %v window, %d windows each, one thread)\n", steadyWindow, m.Windows)
+		fmt.Fprintf(w, "  cache-bound (8 MB hash map): %s\n", m.Cache)
+		fmt.Fprintf(w, "  register-only arithmetic:    %s\n", m.ALU)
+		fmt.Fprintln(w, "  A store's capacity moves with the first (a database is cache-bound); a rating cannot be steadier than this machine.")
 	}
 	fmt.Fprintln(w, "\nLatencies far above these lag figures are the system's; near them, partly dbrig's (and this machine's).")
 }

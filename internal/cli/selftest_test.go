@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/machine"
 	"github.com/dbrig/dbrig/measure"
 )
 
@@ -18,7 +19,7 @@ import (
 // add up to the rates asked for, and the lag is never more than the
 // response time it is part of.
 func TestSelftestJSON(t *testing.T) {
-	code, out, errOut := dbrig(t, context.Background(), "selftest", "--json", "--duration", "300ms", "--rates", "500,2000", "--clients", "4", "--floor", "200ms")
+	code, out, errOut := dbrig(t, context.Background(), "selftest", "--json", "--duration", "300ms", "--rates", "500,2000", "--clients", "4", "--floor", "200ms", "--steadiness", "1s")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -67,6 +68,10 @@ func TestSelftestJSON(t *testing.T) {
 	if r.SpinWait != "200µs" {
 		t.Errorf("spin wait %q, want the default 200µs", r.SpinWait)
 	}
+	// 1 s: two windows of 250 ms of each kind, less each kind's warmup.
+	if m := r.Steadiness; m == nil || m.Windows != 1 || !(m.Cache.Min > 0) || !(m.ALU.Min > 0) {
+		t.Errorf("machine steadiness %+v: want one window of each kind with work done", r.Steadiness)
+	}
 }
 
 func TestSelftestBadInput(t *testing.T) {
@@ -79,6 +84,7 @@ func TestSelftestBadInput(t *testing.T) {
 		{"--soak", "10ms"},
 		{"--heap-profile", "/tmp/x"},
 		{"--floor", "5ms"},
+		{"--steadiness", "500ms"},
 		{"extra"},
 	} {
 		code, _, errOut := dbrig(t, context.Background(), append([]string{"selftest"}, args...)...)
@@ -168,7 +174,15 @@ func TestPrintSelftestFloor(t *testing.T) {
 	r.Floor = nil
 	b.Reset()
 	printSelftest(&b, r)
-	if strings.Contains(b.String(), "machine floor") {
-		t.Errorf("floor printed without one:\n%s", b.String())
+	if strings.Contains(b.String(), "machine floor") || strings.Contains(b.String(), "machine steadiness") {
+		t.Errorf("floor or steadiness printed without one:\n%s", b.String())
+	}
+	r.Steadiness = &machine.Steadiness{Windows: 9, Cache: machine.Spread{CV: 0.25, MinMedian: 0.71}, ALU: machine.Spread{CV: 0.02, MinMedian: 0.97}}
+	b.Reset()
+	printSelftest(&b, r)
+	for _, want := range []string{"machine steadiness (work per 250ms window, 9 windows each", "cache-bound (8 MB hash map): coefficient of variation 25.0%, slowest window 71% of the median", "register-only arithmetic:    coefficient of variation 2.0%"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, b.String())
+		}
 	}
 }

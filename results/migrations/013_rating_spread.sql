@@ -4,3 +4,7 @@
 -- not known to the precision asked (rating/spread.go).
 ALTER TABLE ratings ADD COLUMN spread_low DOUBLE PRECISION;
 ALTER TABLE ratings ADD COLUMN spread_high DOUBLE PRECISION;
+-- How steady the machine was before the rating: the coefficient of
+-- variation of cache-bound work between 250 ms windows (machine package);
+-- NULL: not measured.
+ALTER TABLE ratings ADD COLUMN machine_cv DOUBLE PRECISION;
