@@ -104,8 +104,9 @@ type Options struct {
 	// reset, a driver.Settler waits for the store's background work
 	// (settle.go).
 	NoSettle bool
-	// Steadiness: measure for this long, before anything else, how steady
-	// this machine's speed is (machine.MeasureSteadiness); 0: not measured.
+	// Steadiness: measure for this long, once the input is checked and
+	// before the load, how steady this machine's speed is
+	// (machine.MeasureSteadiness); 0: not measured.
 	Steadiness time.Duration
 }
 
