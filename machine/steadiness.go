@@ -24,14 +24,14 @@ type Steadiness struct {
 	Windows int           `json:"windows"` // per kind of work
 	// Cache: cache-bound work (a hash map larger than a core's caches),
 	// as sensitive to neighbours on a shared host as a database is.
-	Cache Spread `json:"cache"`
+	Cache Variation `json:"cache"`
 	// ALU: register-only arithmetic, a control: when it is steady and
 	// Cache is not, the clock is not to blame.
-	ALU Spread `json:"alu"`
+	ALU Variation `json:"alu"`
 }
 
-// Spread summarizes the operations per second of the windows.
-type Spread struct {
+// Variation summarizes the operations per second of the windows.
+type Variation struct {
 	Min       float64 `json:"min"`
 	Median    float64 `json:"median"`
 	Max       float64 `json:"max"`
@@ -39,14 +39,14 @@ type Spread struct {
 	MinMedian float64 `json:"min_median"` // Min / Median: the slowest window against a typical one
 }
 
-func (s Spread) String() string {
+func (s Variation) String() string {
 	return fmt.Sprintf("coefficient of variation %.1f%%, slowest window %.0f%% of the median", s.CV*100, s.MinMedian*100)
 }
 
-// spreadOf summarizes rates (it sorts a copy).
-func spreadOf(rates []float64) Spread {
+// variationOf summarizes rates (it sorts a copy).
+func variationOf(rates []float64) Variation {
 	if len(rates) == 0 {
-		return Spread{}
+		return Variation{}
 	}
 	s := slices.Clone(rates)
 	slices.Sort(s)
@@ -63,7 +63,7 @@ func spreadOf(rates []float64) Spread {
 	if len(s)%2 == 0 {
 		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
 	}
-	out := Spread{Min: s[0], Median: med, Max: s[len(s)-1]}
+	out := Variation{Min: s[0], Median: med, Max: s[len(s)-1]}
 	if mean > 0 {
 		out.CV = math.Sqrt(sq/float64(len(s))) / mean
 	}
@@ -106,7 +106,7 @@ func measure(ctx context.Context, d, window time.Duration, cache, alu work) (Ste
 			}
 		}
 	}
-	return Steadiness{Window: window, Windows: len(cacheRates), Cache: spreadOf(cacheRates), ALU: spreadOf(aluRates)}, nil
+	return Steadiness{Window: window, Windows: len(cacheRates), Cache: variationOf(cacheRates), ALU: variationOf(aluRates)}, nil
 }
 
 // chunk is how many operations run between two clock reads.

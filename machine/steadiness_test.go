@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func TestSpreadOf(t *testing.T) {
+func TestVariationOf(t *testing.T) {
 	tests := []struct {
 		name                       string
 		rates                      []float64
@@ -20,9 +20,9 @@ func TestSpreadOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := spreadOf(tt.rates)
+			s := variationOf(tt.rates)
 			if s.Min != tt.min || s.Median != tt.median || s.Max != tt.max || math.Abs(s.CV-tt.cv) > 1e-9 || math.Abs(s.MinMedian-tt.minm) > 1e-9 {
-				t.Errorf("spreadOf(%v) = %+v, want min %g median %g max %g cv %g min/median %g", tt.rates, s, tt.min, tt.median, tt.max, tt.cv, tt.minm)
+				t.Errorf("variationOf(%v) = %+v, want min %g median %g max %g cv %g min/median %g", tt.rates, s, tt.min, tt.median, tt.max, tt.cv, tt.minm)
 			}
 		})
 	}

@@ -177,7 +177,7 @@ func TestPrintSelftestFloor(t *testing.T) {
 	if strings.Contains(b.String(), "machine floor") || strings.Contains(b.String(), "machine steadiness") {
 		t.Errorf("floor or steadiness printed without one:\n%s", b.String())
 	}
-	r.Steadiness = &machine.Steadiness{Windows: 9, Cache: machine.Spread{CV: 0.25, MinMedian: 0.71}, ALU: machine.Spread{CV: 0.02, MinMedian: 0.97}}
+	r.Steadiness = &machine.Steadiness{Windows: 9, Cache: machine.Variation{CV: 0.25, MinMedian: 0.71}, ALU: machine.Variation{CV: 0.02, MinMedian: 0.97}}
 	b.Reset()
 	printSelftest(&b, r)
 	for _, want := range []string{"machine steadiness (work per 250ms window, 9 windows each", "cache-bound (8 MB hash map): coefficient of variation 25.0%, slowest window 71% of the median", "register-only arithmetic:    coefficient of variation 2.0%"} {
