@@ -24,12 +24,19 @@ type State struct {
 	Created time.Time         `json:"created"`
 	Nodes   []Node            `json:"nodes"`
 	Props   map[string]string `json:"props"`
+	// CPUs the nodes are pinned to (Options.CPUs; "": not pinned), so that
+	// a later process can keep its load generator off them.
+	CPUs string `json:"cpus,omitempty"`
 }
 
 // State returns the cluster's state.
 func (c *Cluster) State() State {
-	return State{System: c.system, Dir: c.dir, OwnDir: c.ownDir, Keep: c.opts.Keep,
+	s := State{System: c.system, Dir: c.dir, OwnDir: c.ownDir, Keep: c.opts.Keep,
 		Created: time.Now().UTC(), Nodes: c.Nodes(), Props: c.Props()}
+	if len(c.opts.CPUs) > 0 {
+		s.CPUs = c.opts.CPUs.String()
+	}
+	return s
 }
 
 // WriteState writes s to path as JSON, atomically (a reader never sees half

@@ -160,6 +160,11 @@ type Times struct {
 	// ClusterS is how long the experiment file's local cluster took to
 	// start (once per rating); outside Λ's terms, inside total_s.
 	ClusterS float64 `json:"cluster_s,omitempty"`
+	// ResetCeiling is Λ / (Λ − ω·ν): how many times faster this rating
+	// would have been had its resets cost nothing (0: no resets). Of a
+	// reload rating it is the most any reset strategy can gain with the
+	// same experiments: what a faster reset can still buy.
+	ResetCeiling float64 `json:"reset_ceiling,omitempty"`
 }
 
 // Rating is a finished (or failed) rating.
@@ -448,6 +453,7 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 		runErr = fmt.Errorf("%w (a rating with --reset snapshot or repair leaves the data set as it loaded it, so a next rating on the same data takes --skip-load; after reload or keep the data is as the last experiment left it: use --recreate)", runErr)
 	}
 	res.Time.TotalS = time.Since(began).Seconds()
+	res.Time.ResetCeiling = results.ResetCeiling(res.Time.TotalS, res.Time.ResetsS)
 	res.Spread = spread(res.Steps)
 	res.Stable = res.Found && !res.Spread.wider(opts.Precision)
 	// Not part of Λ: the data set as loaded again, for the next rating.

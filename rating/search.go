@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/dbrig/dbrig/format"
 )
 
 // maxSearchSteps bounds a search: geometric growth from 1 op/s to 10^9 and a
@@ -122,5 +124,5 @@ func formatTarget(by string, x float64) string {
 	if by == ByClients {
 		return fmt.Sprintf("%.0f clients", x)
 	}
-	return fmt.Sprintf("%.6g ops/s", x)
+	return format.Rate(x) + " ops/s"
 }

@@ -20,7 +20,7 @@ func TestSpread(t *testing.T) {
 		{name: "split votes at one target", steps: []Step{s("search", 1000, true), s("search", 2000, false), s("search", 2000, true), s("search", 2000, false)},
 			low: 2000, hi: 2000},
 		{name: "a failure below a pass", steps: []Step{s("search", 1000, true), s("search", 2000, true), s("search", 4000, false), s("search", 3000, false), s("search", 2500, true), s("search", 1400, false)},
-			low: 1400, hi: 2500, wider10: true, describe: "a run failed at 1400 ops/s, one passed at 2500 ops/s"},
+			low: 1400, hi: 2500, wider10: true, describe: "a run failed at 1,400 ops/s, one passed at 2,500 ops/s"},
 		{name: "a final failure below a search pass is no contradiction", steps: []Step{s("search", 2000, true), s("search", 4000, false), s("final", 2000, false), s("final", 1800, true)}},
 		{name: "a final pass above a search failure is one", steps: []Step{s("search", 1900, false), s("final", 2000, true)},
 			low: 1900, hi: 2000},

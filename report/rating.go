@@ -135,6 +135,13 @@ func Rating(w io.Writer, r results.Rating) error {
 		ew.printf(" + other %s", format.Seconds(other))
 	}
 	ew.printf("\n")
+	if c := r.ResetCeiling(); c > 0 {
+		ew.printf("resets: %.0f%% of Λ; had they cost nothing, this rating would have been %.1f× faster", r.ResetsS/r.TotalS*100, c)
+		if r.Strategy == "reload" {
+			ew.printf(" (the most any reset strategy can gain over it with the same experiments)")
+		}
+		ew.printf("\n")
+	}
 	if r.EarlySavedS > 0 {
 		ew.printf("early stopping saved %s of experiment time\n", format.Seconds(r.EarlySavedS))
 	}

@@ -33,14 +33,20 @@ func TestRatingTable(t *testing.T) {
 		"rating 7: sim, workloada, SLA p95<50ms", "reset snapshot", "precision 5%",
 		"480ms ✗", "stopped", "answer: 1,900 ops/s (confirmed by the final run)",
 		"ζ first load 12.000 s", "2 resets × 0.500 s", "2 experiments × 10.000 s", "Δ final 60.000 s", "+ other 0.500 s",
-		"early stopping saved 8.000 s",
+		"early stopping saved 8.000 s", "resets: 1% of Λ; had they cost nothing, this rating would have been 1.0× faster\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if lines := strings.Count(out, "\n"); lines != 8 {
-		t.Errorf("%d lines, want header, table of 4, answer, time, saved:\n%s", lines, out)
+	if lines := strings.Count(out, "\n"); lines != 9 {
+		t.Errorf("%d lines, want header, table of 4, answer, time, resets, saved:\n%s", lines, out)
+	}
+	b.Reset()
+	reload := r
+	reload.Strategy, reload.ResetsS = "reload", 69.35
+	if err := Rating(&b, reload); err != nil || !strings.Contains(b.String(), "resets: 74% of Λ; had they cost nothing, this rating would have been 3.9× faster (the most any reset strategy can gain over it with the same experiments)") {
+		t.Errorf("a reload rating's ceiling: %v\n%s", err, b.String())
 	}
 	b.Reset()
 	lo, hi := 1500.0, 1900.0

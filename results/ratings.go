@@ -48,6 +48,20 @@ type Rating struct {
 	Steps     []RatingStep
 }
 
+// ResetCeiling is how many times faster the rating would have been had
+// its resets cost nothing (ResetCeiling of its Λ and ω·ν).
+func (r Rating) ResetCeiling() float64 { return ResetCeiling(r.TotalS, r.ResetsS) }
+
+// ResetCeiling is total / (total − resets), 0 without resets: for a rating
+// that reloads, the most any reset strategy can gain with the same
+// experiments (the seed paper's Λ model with ν = 0).
+func ResetCeiling(total, resets float64) float64 {
+	if resets <= 0 || total <= resets {
+		return 0
+	}
+	return total / (total - resets)
+}
+
 // RatingStep is one experiment of a rating.
 type RatingStep struct {
 	Kind         string // "search" or "final"

@@ -3,6 +3,7 @@ package results
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -80,3 +81,19 @@ func testRatings(t *testing.T, s *Store) {
 func TestRatingsSQLite(t *testing.T) { testRatings(t, newSQLite(t)) }
 
 func TestRatingsPostgres(t *testing.T) { testRatings(t, openPostgres(t)) }
+
+func TestResetCeiling(t *testing.T) {
+	for _, c := range []struct {
+		total, resets, want float64
+	}{
+		{320, 220, 3.2}, // PostgreSQL at 1 M records, reload (README)
+		{100, 0, 0},     // no resets: nothing to gain
+		{100, 100, 0},   // all resets: not a rating
+		{100, 150, 0},   // inconsistent times: no claim
+		{100, 50, 2},
+	} {
+		if got := ResetCeiling(c.total, c.resets); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("ResetCeiling(%v, %v) = %v, want %v", c.total, c.resets, got, c.want)
+		}
+	}
+}

@@ -111,6 +111,10 @@ for n in names:
     speed = f"{base_total / t['total_s']:.1f}×" if base_total and t["total_s"] else "–"
     print(f"| {n} | {ans:.0f} | {t['experiments']} | {t['first_load_s']:.1f} | {nu:.2f} | {t['reset_count']} | "
           f"{t['experiments_s']:.1f} | {t['final_s']:.1f} | {t['total_s']:.1f} | {speed} | {t.get('early_saved_s', 0):.1f} |")
+if base and base["time"].get("reset_ceiling"):
+    t = base["time"]
+    print(f"resets were {t['resets_s'] / t['total_s'] * 100:.0f} % of the reload rating's Λ: no strategy can make it more than "
+          f"{t['reset_ceiling']:.1f}× faster with the same experiments (Λ / (Λ − ω·ν))")
 a, b = rows.get("snapshot"), rows.get("snapshot-no-early")
 if a and b:
     print(f"experiments with early stop (snapshot): {a['time']['experiments']} in {a['time']['experiments_s']:.1f} s; "

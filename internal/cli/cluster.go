@@ -444,8 +444,12 @@ func clusterStatus(_ context.Context, e *env, args []string) error {
 	if err != nil || !ok {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s cluster, up since %s: %d of %d nodes alive (state %s, dir %s)\n",
-		s.System, s.Created.Local().Format(time.DateTime), aliveNodes(s), len(s.Nodes), state, s.Dir)
+	pinned := ""
+	if s.CPUs != "" {
+		pinned = ", pinned to CPUs " + s.CPUs
+	}
+	fmt.Fprintf(e.stdout, "%s cluster, up since %s: %d of %d nodes alive%s (state %s, dir %s)\n",
+		s.System, s.Created.Local().Format(time.DateTime), aliveNodes(s), len(s.Nodes), pinned, state, s.Dir)
 	printNodes(e.stdout, s.Nodes, cluster.Node.Alive)
 	return nil
 }

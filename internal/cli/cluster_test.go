@@ -37,7 +37,7 @@ func TestClusterCommands(t *testing.T) {
 	downOnCleanup(t, state)
 
 	start := time.Now()
-	code, out, errOut := dbrig(t, ctx, "cluster", "up", "etcd", "--nodes", "3", "--state", state)
+	code, out, errOut := dbrig(t, ctx, "cluster", "up", "etcd", "--nodes", "3", "--cpus", "0", "--state", state)
 	if code != 0 {
 		t.Fatalf("up: exit %d\n%s%s", code, out, errOut)
 	}
@@ -47,12 +47,12 @@ func TestClusterCommands(t *testing.T) {
 		t.Fatalf("up printed no etcd.endpoints:\n%s", out)
 	}
 	s, err := cluster.ReadState(state)
-	if err != nil || len(s.Nodes) != 3 {
+	if err != nil || len(s.Nodes) != 3 || s.CPUs != "0" {
 		t.Fatalf("state: %+v, %v", s, err)
 	}
 
 	code, out, _ = dbrig(t, ctx, "cluster", "status", "--state", state)
-	if code != 0 || strings.Count(out, "  alive  ") != 3 || !strings.Contains(out, "3 of 3 nodes alive") {
+	if code != 0 || strings.Count(out, "  alive  ") != 3 || !strings.Contains(out, "3 of 3 nodes alive, pinned to CPUs 0") {
 		t.Fatalf("status: exit %d\n%s", code, out)
 	}
 
