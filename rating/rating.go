@@ -1,6 +1,7 @@
 // Package rating rates a data store against an SLA: it finds the highest
 // target rate (open model) or number of clients (closed model) at which the
 // store still meets the SLA. The search grows the target geometrically
+// (by rate, from half the capacity a closed-model probe measured first)
 // until the SLA breaks, bisects to a stated precision, never repeats an
 // experiment with the same parameters, and confirms the answer with a run
 // of the SLA's full duration. Every experiment is a normal stored run
@@ -81,10 +82,17 @@ type Options struct {
 	Step      time.Duration // δ: each search experiment's length; 0: SLADuration
 	// SLADuration is Δ, how long the SLA must hold: the final run's length.
 	SLADuration time.Duration
-	Start       float64 // first target; 0: the base's rate or clients, else 100 ops/s or 1 client
+	// Start is the first target; 0: the base's rate or clients, else (by
+	// rate) half the capacity the probe measures (probe.go), 100 ops/s
+	// with NoProbe, or 1 client.
+	Start       float64
 	Max         float64 // highest target to try; 0: no bound
 	Reset       string  // a strategy; "": reload
 	NoEarlyStop bool
+	// NoProbe: by rate without a Start, the search starts at
+	// DefaultStartRate instead of half the capacity a closed-model probe
+	// measures first (probe.go).
+	NoProbe bool
 	// Warmup runs before each experiment's measured window and is not
 	// evaluated: every experiment opens the driver afresh, and its
 	// connections (PostgreSQL: 32 backends forked at once, 0.3–0.5 s on a
@@ -108,6 +116,8 @@ type Options struct {
 	// before the load, how steady this machine's speed is
 	// (machine.MeasureSteadiness); 0: not measured.
 	Steadiness time.Duration
+
+	probe bool // set by check: the search starts from a capacity probe
 }
 
 // Hooks let a caller watch a rating. Every field is optional.
@@ -123,7 +133,7 @@ type Hooks struct {
 
 // Step is one experiment of a rating.
 type Step struct {
-	Kind          string           `json:"kind"` // "search" or "final"
+	Kind          string           `json:"kind"` // "probe" (probe.go), "search" or "final"
 	Target        float64          `json:"target"`
 	Achieved      float64          `json:"achieved"` // ops/s measured
 	Terms         []sla.TermResult `json:"terms"`
@@ -327,6 +337,7 @@ func (o *Options) check() error {
 	} else if o.Base.Model == run.ClosedName {
 		return fmt.Errorf("--by rate rates the open model (a target rate): remove --model closed, or use --by clients")
 	}
+	o.probe = o.By == ByRate && o.Start == 0 && !o.NoProbe
 	if o.Start == 0 {
 		o.Start = DefaultStartRate
 		if o.By == ByClients {
@@ -576,7 +587,15 @@ type rater struct {
 
 // search runs the search, then the final confirmation.
 func (r *rater) search(ctx context.Context) error {
-	s := newSearcher(r.opts.By, r.opts.Start, r.opts.Max, r.opts.Precision)
+	start, capacity := r.opts.Start, 0.0
+	if r.opts.probe {
+		var err error
+		if start, capacity, err = r.probeStart(ctx); err != nil {
+			return err
+		}
+	}
+	s := newSearcher(r.opts.By, start, r.opts.Max, r.opts.Precision)
+	s.capacity = capacity
 	answer, err := s.run(ctx, func(ctx context.Context, target float64) (bool, error) {
 		st, err := r.verdict(ctx, "search", target, r.opts.Step)
 		return st.Pass, err
@@ -769,7 +788,12 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 		r.hooks.Experiment(kind, target)
 	}
 	name := fmt.Sprintf("rating %d %s %s", r.id, kind, formatTarget(r.opts.By, target))
-	eo := r.opts.stepOptions(target, dur, name, []string{"rating:" + strconv.FormatInt(r.id, 10)})
+	tags := []string{"rating:" + strconv.FormatInt(r.id, 10)}
+	eo := r.opts.stepOptions(target, dur, name, tags)
+	probe := kind == KindProbe
+	if probe {
+		eo = r.opts.probeOptions(dur, fmt.Sprintf("rating %d capacity probe", r.id), tags)
+	}
 	if r.standing != nil {
 		eo.Attached = r.standing.Nodes() // new PIDs after an image restore
 	}
@@ -781,9 +805,13 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	if err != nil {
 		return st, err
 	}
+	if probe {
+		st.Target = float64(plan.Config.Clients)
+	}
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stop := newStopper(r.opts.SLA, r.opts.By, target, dur, r.opts.NoEarlyStop, cancel, r.hooks.Observer)
+	// The probe has no verdict to stop for: it runs its length.
+	stop := newStopper(r.opts.SLA, r.opts.By, target, dur, r.opts.NoEarlyStop || probe, cancel, r.hooks.Observer)
 	hooks := experiment.Hooks{Observer: stop, Warn: r.hooks.Warn, WrapDB: r.wrapFor(&st)}
 	var stale *experiment.StaleReads
 	if r.opts.SLA.HasUnpredictable() {
@@ -830,7 +858,12 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	}
 	ev := r.opts.SLA.EvaluateReads(sum, reads)
 	st.Terms, st.Pass = ev.Terms, ev.Pass
-	if r.opts.By == ByRate {
+	switch {
+	case probe:
+		// Its terms are shown (latency at saturation), but it has no
+		// verdict: not a pass, and not a failure of any target.
+		st.Pass, st.Reason = false, probeReason(plan.Config.Clients, st.Achieved)
+	case r.opts.By == ByRate:
 		// The open model's answer is a throughput: the store must also
 		// complete the operations asked for, within the precision. Counted
 		// over the experiment's planned length, not the phase's, which also
@@ -847,10 +880,10 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 		st.Terms = append(st.Terms, t)
 		st.Pass = st.Pass && t.Pass
 	}
-	if !st.Pass {
+	if !st.Pass && !probe {
 		st.Reason = sla.Result{Terms: st.Terms}.Failed()
 	}
-	if r.minOps > 0 && float64(sum.Overall.Count) < 0.9*float64(r.minOps) && !stopped { // a few short of the stretch's count is the run's own tail
+	if r.minOps > 0 && float64(sum.Overall.Count) < 0.9*float64(r.minOps) && !stopped && !probe { // a few short of the stretch's count is the run's own tail
 		st.Reason = strings.TrimSuffix(fmt.Sprintf("small sample: %d operations, the SLA's percentile needs %d; %s", sum.Overall.Count, r.minOps, st.Reason), "; ")
 	}
 	if stopped {

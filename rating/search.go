@@ -29,13 +29,20 @@ func (e *NoAnswerError) Error() string {
 // searcher finds the highest passing target: it grows geometrically from
 // start until a target fails (or max is reached), then bisects between the
 // highest pass and the lowest failure until they are within precision of
-// each other. Identical targets are asked once (cached).
+// each other. Identical targets are asked once (cached). With a capacity
+// (the probe's throughput, probe.go) growth stops there first, and beyond
+// it grows in widening steps (the precision, twice it, four times…): a
+// target far above what the store completed at saturation cannot pass,
+// and bisecting down from twice the capacity cost the simulated store ten
+// failed runs above it.
 type searcher struct {
 	by        string  // "rate" or "clients" (whole numbers)
 	start     float64 // first target
 	max       float64 // 0: no upper bound
 	min       float64 // lowest target worth trying
 	growth    float64 // factor while no target has failed
+	capacity  float64 // 0: none; else growth goes there first, then widens slowly
+	widen     float64 // beyond the capacity: the next step's relative size
 	precision float64 // relative: stop when hi − lo ≤ precision·lo
 	cache     map[string]bool
 	// atMax is set when the search stopped at max with the SLA still met.
@@ -96,7 +103,7 @@ func (s *searcher) run(ctx context.Context, try probe) (float64, error) {
 				s.atMax = true
 				return lo, nil
 			}
-			x = s.round(lo * s.growth)
+			x = s.round(s.grow(lo))
 			if s.max > 0 && x > s.max {
 				x = s.max
 			}
@@ -115,6 +122,26 @@ func (s *searcher) run(ctx context.Context, try probe) (float64, error) {
 			}
 		}
 	}
+}
+
+// grow is the next target after the pass lo while no target has failed.
+func (s *searcher) grow(lo float64) float64 {
+	next := lo * s.growth
+	switch {
+	case s.capacity <= 0 || next <= s.capacity:
+	case lo < s.capacity:
+		next = s.capacity
+	default:
+		if s.widen == 0 {
+			s.widen = s.precision
+		}
+		next = lo * (1 + s.widen)
+		s.widen = math.Min(2*s.widen, s.growth-1)
+	}
+	if s.round(next) <= lo { // rounding left nothing between
+		next = lo * s.growth
+	}
+	return next
 }
 
 func formatTarget(by string, x float64) string {

@@ -224,3 +224,48 @@ func TestStretch(t *testing.T) {
 		}
 	}
 }
+
+// With the probe's capacity, growth goes to the capacity first and beyond
+// it in widening steps: an answer at or below the probed capacity costs at
+// most one target above it (where bisecting down from twice the capacity
+// tried five), and a store whose capacity moved far up is still found.
+func TestSearchGrowsToTheCapacity(t *testing.T) {
+	tests := []struct {
+		name            string
+		capacity, truth float64
+		aboveCapacity   int // targets tried above the capacity (-1: any)
+		maxTried        int
+	}{
+		{"answer at half", 2000, 1000, 0, 7},
+		{"answer at the capacity", 2000, 2000, 1, 3},
+		{"answer below half", 2000, 600, 0, 7},
+		{"capacity moved up", 2000, 5000, -1, 12},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSearcher(ByRate, tt.capacity/2, 0, 0.05)
+			s.capacity = tt.capacity
+			var tried []float64
+			got, err := s.run(context.Background(), func(_ context.Context, x float64) (bool, error) {
+				tried = append(tried, x)
+				return x <= tt.truth, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("tried %v → %g", tried, got)
+			if got > tt.truth || got < tt.truth/1.05 {
+				t.Errorf("answer %g, want within 5%% below %g", got, tt.truth)
+			}
+			above := 0
+			for _, x := range tried {
+				if x > tt.capacity {
+					above++
+				}
+			}
+			if tt.aboveCapacity >= 0 && above > tt.aboveCapacity || len(tried) > tt.maxTried {
+				t.Errorf("%d targets, %d above the capacity %g; want at most %d, %d above", len(tried), above, tt.capacity, tt.maxTried, tt.aboveCapacity)
+			}
+		})
+	}
+}

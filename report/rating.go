@@ -9,6 +9,11 @@ import (
 	"github.com/dbrig/dbrig/results"
 )
 
+// probeKind is the kind of a rating's capacity probe: the client pool
+// back to back, no target and no verdict (rating.KindProbe; report may
+// not import rating).
+const probeKind = "probe"
+
 // ratingTarget shows a rating's target or answer in its unit.
 func ratingTarget(by string, x float64) string {
 	if by == "clients" {
@@ -54,7 +59,11 @@ func Rating(w io.Writer, r results.Rating) error {
 	head = append(head, "pass", "early", "reset", "reset s", "run s", "run")
 	t.add(head...)
 	for i, s := range r.Steps {
-		row := []string{fmt.Sprint(i + 1), s.Kind, ratingTarget(r.By, s.Target), format.Rate(s.Achieved)}
+		target := ratingTarget(r.By, s.Target)
+		if s.Kind == probeKind {
+			target = fmt.Sprintf("%.0f clients, closed", s.Target)
+		}
+		row := []string{fmt.Sprint(i + 1), s.Kind, target, format.Rate(s.Achieved)}
 		for _, name := range terms {
 			cell := "-"
 			for _, tm := range s.Terms {
@@ -68,7 +77,10 @@ func Rating(w io.Writer, r results.Rating) error {
 			row = append(row, cell)
 		}
 		pass, early, run, reset := "FAIL", "", "-", "-"
-		if s.Pass {
+		switch {
+		case s.Kind == probeKind:
+			pass = "-" // no verdict
+		case s.Pass:
 			pass = "pass"
 		}
 		if v, ok := strings.CutPrefix(s.Reason, "vote "); ok && len(v) > 0 && v[0] >= '2' && v[0] <= '9' {

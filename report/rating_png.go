@@ -17,7 +17,9 @@ import (
 // ratingPlot draws a rating: every experiment's target against the SLA's
 // first latency term as measured (passes green, failures red, early stops
 // hollow), the SLA's limit as a dashed line and the answer as a vertical
-// line. Without a latency term the y axis is the achieved throughput.
+// line; a capacity probe (no target, no verdict) as a dotted vertical line
+// at the throughput it achieved. Without a latency term the y axis is the
+// achieved throughput.
 func ratingPlot(r results.Rating) (*plot.Plot, error) {
 	term, limit, unit := "", math.NaN(), ""
 	for _, s := range r.Steps {
@@ -42,8 +44,12 @@ func ratingPlot(r results.Rating) (*plot.Plot, error) {
 	}
 	p.Add(plotter.NewGrid())
 	var pass, fail, early plotter.XYs
-	maxY := 0.0
+	maxY, probed := 0.0, 0.0
 	for _, s := range r.Steps {
+		if s.Kind == probeKind {
+			probed = s.Achieved
+			continue
+		}
 		y := s.Achieved
 		if term != "" {
 			y = math.NaN()
@@ -118,6 +124,19 @@ func ratingPlot(r results.Rating) (*plot.Plot, error) {
 		p.Add(l)
 		p.Legend.Add("SLA limit", l)
 	}
+	if probed > 0 {
+		top := p.Y.Max
+		if !math.IsNaN(limit) {
+			top = math.Max(top, limit)
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: probed, Y: 0}, {X: probed, Y: top}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Dashes = color.Gray{Y: 110}, []vg.Length{vg.Points(1), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("capacity probe %s", ratingTarget(r.By, probed)), l)
+	}
 	if r.Answer != nil {
 		top := p.Y.Max
 		if !math.IsNaN(limit) {
@@ -142,7 +161,11 @@ var spreadColor = color.RGBA{R: 255, G: 214, B: 140, A: 255}
 func maxTarget(r results.Rating) float64 {
 	m := 0.0
 	for _, s := range r.Steps {
-		m = math.Max(m, s.Target)
+		if s.Kind == probeKind {
+			m = math.Max(m, s.Achieved)
+		} else {
+			m = math.Max(m, s.Target)
+		}
 	}
 	return m * 1.05
 }

@@ -13,7 +13,9 @@
 # DRIVER is postgres (DBRIG_PG_URL) or redis (DBRIG_REDIS_ADDR,
 # DBRIG_REDIS_PASSWORD). The data lives in its own table / key prefix
 # (TABLE, default ratefig) and is dropped at the end, snapshots included.
-# Environment: SLA (default p99<20ms), START (first rate, default 500),
+# Environment: SLA (default p99<20ms), START (first rate; default none: the
+# rating probes the capacity first and starts at half of it; START=500 with
+# EXTRA=--probe=false is the search before the probe),
 # MAX (highest rate tried, default 20000), PRECISION (default 10%),
 # SLA_DURATION (Δ, default 10s), STEP (δ, default 3s), CLIENTS (default 16),
 # WORKLOAD (default workloada), STRATEGIES (default "reload snapshot repair keep"),
@@ -73,7 +75,7 @@ rate() { # NAME STRATEGY [FLAGS…]: one rating, its JSON in $out/NAME.json
 	echo "$(date -u +%T) $drv $name: rating (reset $strategy, load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 	"$dbrig" rate --driver "$drv" "${conn[@]}" -P "${WORKLOAD:-workloada}" -p table="$table" \
 		-p recordcount="$records" -p dataintegrity=true --recreate \
-		--sla "$sla" --rate "${START:-500}" --max "${MAX:-20000}" --precision "${PRECISION:-10%}" \
+		--sla "$sla" ${START:+--rate "$START"} --max "${MAX:-20000}" --precision "${PRECISION:-10%}" \
 		--sla-duration "${SLA_DURATION:-10s}" --duration "${STEP:-3s}" --clients "${CLIENTS:-16}" \
 		--reset "$strategy" --store "$out/store.db" --quiet --json ${EXTRA:-} "$@" >"$out/$name.json" 2>"$out/$name.log" ||
 		{ echo "$drv $name failed:" >&2; tail -5 "$out/$name.log" >&2; }

@@ -7,7 +7,8 @@
 #     (DBRIG_PG_URL, table ratepairs_usertable); STRATEGY: reload snapshot
 #     repair keep (default: all four).
 # Environment (defaults): RECORDS (100000), SLA ('p95<10ms'), DURATION (2s,
-# each search experiment), SLA_DURATION (4s, the final run), START (500 ops/s),
+# each search experiment), SLA_DURATION (4s, the final run), START (500 ops/s;
+# START= empty: no --rate, the rating probes the capacity first),
 # PRECISION (10%), EXTRA (more `dbrig rate` flags, e.g. "--settle=false"),
 # STORE (the results store; default: one in the temporary directory).
 # The second rating of a pair reuses the data set when the first left it as
@@ -40,10 +41,12 @@ postgres)
 *) echo "rate-pairs.sh: system $system: expected pebble or postgres" >&2; exit 2 ;;
 esac
 
+start=(--rate "${START-500}")
+[ -n "${START-500}" ] || start=()
 rate() { # strategy n data-flag → JSON in $out/STRATEGY-N.json
 	# shellcheck disable=SC2086 # EXTRA is a list of flags
 	"$dbrig" rate --driver "$system" "${props[@]}" --sla "${SLA:-p95<10ms}" --sla-duration "${SLA_DURATION:-4s}" \
-		--duration "${DURATION:-2s}" --rate "${START:-500}" --precision "$precision" --reset "$1" "$3" \
+		--duration "${DURATION:-2s}" "${start[@]}" --precision "$precision" --reset "$1" "$3" \
 		--store "${STORE:-$tmp/store.db}" --quiet --json ${EXTRA:-} >"$out/$1-$2.json" 2>"$out/$1-$2.err" || true
 }
 

@@ -17,7 +17,8 @@ import (
 //	  reset: snapshot                   # reload, snapshot, keep, repair
 //	  sla_duration: 60s                 # Δ: the final run's length
 //	  step: 15s                         # δ: each search experiment's length
-//	  start: 500                        # first target
+//	  start: 500                        # first target (none: half the capacity a probe measures)
+//	  probe: true                       # without start, by rate: probe the capacity first
 //	  max: 20000                        # highest target to try
 //	  early_stop: true
 //	  votes: 3                          # odd: a verdict is a majority of up to this many runs
@@ -56,6 +57,7 @@ type Rate struct {
 	Step        time.Duration
 	Start, Max  float64
 	EarlyStop   bool
+	Probe       bool          // by rate without start: start at half the capacity a probe measures
 	Votes       int           // odd, ≥ 1
 	MinTail     int           // 0: no minimum
 	Warmup      time.Duration // 0: none
@@ -95,7 +97,7 @@ func (d *decoder) slaExprs(dst *[]SLAExpr) func(*yaml.Node, string) error {
 
 func (d *decoder) rateBlock(dst **Rate) func(*yaml.Node, string) error {
 	return func(n *yaml.Node, p string) error {
-		r := &Rate{EarlyStop: true, Settle: true, Set: map[string]bool{}}
+		r := &Rate{EarlyStop: true, Probe: true, Settle: true, Set: map[string]bool{}}
 		*dst = r
 		mark := func(key string, f func(*yaml.Node, string) error) func(*yaml.Node, string) error {
 			return func(n *yaml.Node, p string) error {
@@ -112,6 +114,7 @@ func (d *decoder) rateBlock(dst **Rate) func(*yaml.Node, string) error {
 			"start":        mark("start", d.float(&r.Start)),
 			"max":          mark("max", d.float(&r.Max)),
 			"early_stop":   mark("early_stop", d.boolean(&r.EarlyStop)),
+			"probe":        mark("probe", d.boolean(&r.Probe)),
 			"votes":        mark("votes", d.int(&r.Votes, 1)),
 			"min_tail":     mark("min_tail", d.int(&r.MinTail, 0)),
 			"warmup":       mark("warmup", d.duration(&r.Warmup)),

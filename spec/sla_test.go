@@ -19,6 +19,7 @@ rate:
   start: 2
   max: 64
   early_stop: false
+  probe: false
   votes: 5
   min_tail: 20
   warmup: 500ms
@@ -48,7 +49,7 @@ func TestSLAAndRateBlock(t *testing.T) {
 	}
 	r := e.Rate
 	if r == nil || r.By != "clients" || r.Precision != "10%" || r.Reset != "snapshot" || r.SLADuration != 30*time.Second ||
-		r.Step != 5*time.Second || r.Start != 2 || r.Max != 64 || r.EarlyStop || !r.Set["max"] || r.Set["nothing"] ||
+		r.Step != 5*time.Second || r.Start != 2 || r.Max != 64 || r.EarlyStop || r.Probe || !r.Set["max"] || r.Set["nothing"] ||
 		r.Votes != 5 || r.MinTail != 20 || r.Warmup != 500*time.Millisecond || r.Settle || !r.Set["settle"] {
 		t.Errorf("rate = %+v", r)
 	}

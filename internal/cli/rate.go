@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/internal/outfile"
 	"github.com/dbrig/dbrig/rating"
 	"github.com/dbrig/dbrig/report"
@@ -27,6 +28,7 @@ type rateFlags struct {
 	reset       string
 	max         float64
 	noEarly     bool
+	probe       bool
 	votes       int
 	minTail     int
 	settle      bool
@@ -50,6 +52,7 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&rf.reset, "reset", rating.ResetReload, "how the data set is reset between experiments: "+strings.Join(rating.Strategies, ", "))
 	fs.Float64Var(&rf.max, "max", 0, "the highest rate (or clients) to try (0 = no bound)")
 	fs.BoolVar(&rf.noEarly, "no-early-stop", false, "run every experiment for its full length, even when its outcome is certain")
+	fs.BoolVar(&rf.probe, "probe", true, "by rate without --rate: first measure the store's capacity (the client pool back to back, closed model, one --duration) and start the search at half of it; --probe=false starts at 100 ops/s")
 	fs.IntVar(&rf.votes, "votes", rating.DefaultVotes, "a target that fails is run again until a majority of up to this many runs agrees (odd; 1 = no repeats); a pass is taken at once")
 	fs.IntVar(&rf.minTail, "min-tail", rating.DefaultMinTail, "by rate, each experiment lasts until this many operations lie beyond the SLA's percentile (p95: 20× as many in all; at most 10× --duration); 0 = no minimum")
 	fs.BoolVar(&rf.settle, "settle", true, "after the first load and each reset, wait until the store has finished its background work (compactions, vacuum) before the experiment; --settle=false skips it")
@@ -97,6 +100,10 @@ func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) er
 			fmt.Fprintf(e.stderr, "rating %d: SLA %s, by %s, reset %s; results in %s\n", id, opts.SLA, opts.By, opts.Reset, store)
 		}
 		hooks.Step = func(s rating.Step) {
+			if s.Kind == rating.KindProbe {
+				fmt.Fprintf(e.stderr, "  probe %.0f clients, closed: %s ops/s (run %d, %.1fs); the search starts at half of it\n", s.Target, format.Rate(s.Achieved), s.RunID, s.Seconds)
+				return
+			}
 			verdict := "pass"
 			if !s.Pass {
 				verdict = "FAIL"
@@ -156,7 +163,7 @@ func (rf *rateFlags) options(f *runFlags, args []string) (rating.Options, error)
 		return o, usagef("--hdrlog: a rating runs several experiments; use dbrig run at the answer for a log")
 	}
 	o = rating.Options{SLA: s, By: rf.by, Precision: prec, SLADuration: rf.slaDuration, Max: rf.max, Reset: rf.reset, NoEarlyStop: rf.noEarly,
-		Votes: rf.votes, MinTail: rf.minTail, NoSettle: !rf.settle, Steadiness: rf.steadiness}
+		NoProbe: !rf.probe, Votes: rf.votes, MinTail: rf.minTail, NoSettle: !rf.settle, Steadiness: rf.steadiness}
 	if rf.votes < 1 || rf.votes%2 == 0 {
 		return o, usagef("--votes %d: expected an odd number of runs (1: every first verdict is final, 3: a failure must repeat)", rf.votes)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -90,5 +91,44 @@ func TestRateJSON(t *testing.T) {
 	shown.Reset()
 	if code := Main(context.Background(), []string{"rate", "list", "--store", store}, strings.NewReader(""), &shown, &errb); code != 0 || !strings.Contains(shown.String(), "p95<20ms") {
 		t.Errorf("rate list: exit %d\n%s", code, shown.String())
+	}
+}
+
+// Without --rate, the rating's first step is the capacity probe: in the
+// JSON (kind probe, the pool as its target), in the table (no verdict) and
+// in the plot.
+func TestRateProbe(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"rate", "--store", store, "--driver", "sim", "-p", "recordcount=200", "-p", "sim.capacity=500",
+		"--sla", "p95<20ms", "--sla-duration", "2s", "--duration", "1s", "--clients", "8", "--precision", "20%", "--steadiness", "0", "--json", "--quiet"},
+		strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var got struct {
+		Throughput *float64 `json:"throughput"`
+		Steps      []struct {
+			Kind             string
+			Target, Achieved float64
+			Pass             bool
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out.String())
+	}
+	if len(got.Steps) < 3 || got.Steps[0].Kind != "probe" || got.Steps[0].Target != 8 || got.Steps[0].Pass ||
+		got.Steps[0].Achieved < 400 || got.Steps[0].Achieved > 550 || got.Steps[1].Kind != "search" {
+		t.Fatalf("steps %+v: want a probe of 8 clients measuring about 500 ops/s, then the search", got.Steps)
+	}
+	if got.Throughput == nil || *got.Throughput < 0.7*500 || *got.Throughput > 500 {
+		t.Errorf("answer %v, want within 30%% below the capacity 500", got.Throughput)
+	}
+	if !regexp.MustCompile(`(?m)^\s*1\s+probe\s+8 clients, closed\s+[\d,]+\s.*\s-\s`).MatchString(errb.String()) {
+		t.Errorf("the table's first row is not the probe without a verdict:\n%s", errb.String())
+	}
+	png := filepath.Join(t.TempDir(), "r.png")
+	if code := Main(context.Background(), []string{"rate", "show", "1", "--store", store, "--png", png}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Errorf("rate show --png: exit %d: %s", code, errb.String())
 	}
 }

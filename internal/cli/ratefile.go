@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,7 +133,7 @@ func judgeSLA(ctx context.Context, w io.Writer, storeDSN string, out *experiment
 // rateOwnFlags may be given with `dbrig rate FILE`: they win over the
 // file's rate block. Every other run flag belongs in the file (or --set).
 var rateOwnFlags = map[string]bool{"sla": true, "sla-duration": true, "by": true, "precision": true, "reset": true,
-	"max": true, "no-early-stop": true, "votes": true, "min-tail": true, "settle": true, "steadiness": true, "store": true, "json": true, "quiet": true, "set": true, "dry-run": true, "yes": true}
+	"max": true, "no-early-stop": true, "probe": true, "votes": true, "min-tail": true, "settle": true, "steadiness": true, "store": true, "json": true, "quiet": true, "set": true, "dry-run": true, "yes": true}
 
 // fileRating builds a rating from an experiment file (resolved as a bench
 // of exactly one run) and its rate block, with rate's flags winning.
@@ -151,7 +152,7 @@ func fileRating(b *experiment.Bench, rf *rateFlags, set map[string]bool) (rating
 	e, plan := r.Exp, r.Plan
 	blk := e.Rate
 	if blk == nil {
-		blk = &spec.Rate{EarlyStop: true, Set: map[string]bool{}}
+		blk = &spec.Rate{EarlyStop: true, Probe: true, Set: map[string]bool{}}
 	}
 	from := func(flag, key string) bool { return set[flag] || !blk.Set[key] }
 	switch {
@@ -244,6 +245,10 @@ func fileRating(b *experiment.Bench, rf *rateFlags, set map[string]bool) (rating
 		}
 	}
 	o.NoEarlyStop = !blk.EarlyStop || rf.noEarly
+	o.NoProbe = !blk.Probe
+	if set["probe"] {
+		o.NoProbe = !rf.probe
+	}
 	o.Votes, o.MinTail, o.NoSettle, o.Steadiness = rf.votes, rf.minTail, !rf.settle, rf.steadiness
 	if blk.Set["votes"] && !set["votes"] {
 		o.Votes = blk.Votes
@@ -292,8 +297,8 @@ func rateBench(ctx context.Context, e *env, b *experiment.Bench, rf *rateFlags, 
 	}
 	if dry {
 		printPlan(e.stdout, b)
-		fmt.Fprintf(e.stdout, "\nrating: SLA %s, by %s, reset %s, precision %g%%, experiments of %v, final run of %v, start %g, max %g, early stop %v, votes %d, min tail %d, warmup %v, settle %v\n",
-			opts.SLA, opts.By, opts.Reset, opts.Precision*100, opts.Step, opts.SLADuration, opts.Start, opts.Max, !opts.NoEarlyStop,
+		fmt.Fprintf(e.stdout, "\nrating: SLA %s, by %s, reset %s, precision %g%%, experiments of %v, final run of %v, start %s, max %g, early stop %v, votes %d, min tail %d, warmup %v, settle %v\n",
+			opts.SLA, opts.By, opts.Reset, opts.Precision*100, opts.Step, opts.SLADuration, dryStart(opts), opts.Max, !opts.NoEarlyStop,
 			opts.Votes, max(0, opts.MinTail), dryWarmup(opts.Warmup), !opts.NoSettle)
 		return nil
 	}
@@ -304,7 +309,7 @@ func rateBench(ctx context.Context, e *env, b *experiment.Bench, rf *rateFlags, 
 // the rate command's defaults for what the block leaves out.
 func benchRating(ctx context.Context, e *env, b *experiment.Bench, store string, jsonOut, quiet, dry bool) error {
 	rf := &rateFlags{by: rating.ByRate, precision: "5%", reset: rating.ResetReload, slaDuration: 60 * time.Second,
-		votes: rating.DefaultVotes, minTail: rating.DefaultMinTail, settle: true}
+		votes: rating.DefaultVotes, minTail: rating.DefaultMinTail, settle: true, probe: true}
 	f := &runFlags{store: store, jsonOut: jsonOut, quiet: quiet, set: map[string]bool{}}
 	return rateBench(ctx, e, b, rf, f, dry)
 }
@@ -348,4 +353,17 @@ func dryWarmup(w time.Duration) string {
 		return "default"
 	}
 	return w.String()
+}
+
+// dryStart says where the search will start.
+func dryStart(o rating.Options) string {
+	switch {
+	case o.Start > 0:
+		return strconv.FormatFloat(o.Start, 'g', -1, 64)
+	case o.By == rating.ByClients:
+		return "1"
+	case o.NoProbe:
+		return strconv.FormatFloat(rating.DefaultStartRate, 'g', -1, 64)
+	}
+	return "half the capacity probed"
 }

@@ -200,6 +200,40 @@ func TestRateFileKeys(t *testing.T) {
 	}
 }
 
+// Without a start (load.rate, rate.start), a rating by rate probes the
+// capacity first; rate.probe: false or --probe=false start at 100 ops/s,
+// and the flag wins over the block.
+func TestRateFileProbe(t *testing.T) {
+	noStart := strings.Replace(rateBlockFile, "load: {rate: 400}\n", "", 1)
+	if noStart == rateBlockFile {
+		t.Fatal("rateBlockFile has no load.rate line to remove")
+	}
+	tests := []struct {
+		name, block string
+		args        []string
+		want        string
+	}{
+		{"default", "", nil, "start half the capacity probed,"},
+		{"block", "  probe: false\n", nil, "start 100,"},
+		{"flag", "", []string{"--probe=false"}, "start 100,"},
+		{"flag wins", "  probe: false\n", []string{"--probe"}, "start half the capacity probed,"},
+		{"a start needs no probe", "  start: 250\n", nil, "start 250,"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "e.yaml")
+			writeFile(t, file, noStart+tt.block)
+			var out, errb bytes.Buffer
+			args := append([]string{"rate", file, "--store", filepath.Join(dir, "r.db"), "--dry-run"}, tt.args...)
+			code := Main(context.Background(), args, strings.NewReader(""), &out, &errb)
+			if code != 0 || !strings.Contains(out.String(), tt.want) {
+				t.Errorf("exit %d, dry run:\n%s%s\nwant %q", code, out.String(), errb.String(), tt.want)
+			}
+		})
+	}
+}
+
 // bench counts stale reads for a run whose SLA limits them, and stores the
 // counts with the verdict.
 func TestBenchUnpredictable(t *testing.T) {
