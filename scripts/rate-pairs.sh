@@ -66,7 +66,7 @@ def load(p):
     except (OSError, ValueError):
         return {}
 a, b, s, prec = load(sys.argv[1]), load(sys.argv[2]), sys.argv[3], float(sys.argv[4]) / 100
-x, y = a.get("throughput"), b.get("throughput")
+x, y = (r.get("throughput") or r.get("clients") for r in (a, b))  # by rate, or --by clients in EXTRA
 def nu(r):
     t = r.get("time", {})
     return t["resets_s"] / t["reset_count"] if t.get("reset_count") else 0.0
