@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/dbrig/dbrig/experiment"
@@ -34,15 +33,8 @@ const KindProbe = "probe"
 // probeOptions is the base as the probe runs it: the closed model with
 // the rating's client pool, for dur.
 func (o *Options) probeOptions(dur time.Duration, name string, tags []string) experiment.Options {
-	e := o.Base
-	e.Overrides = append(append([]experiment.Override(nil), e.Overrides...),
-		experiment.Override{Flag: "rate", Key: "operationcount", Value: "0"},
-		experiment.Override{Flag: "rate", Key: "maxexecutiontime", Value: strconv.FormatFloat(dur.Seconds(), 'f', -1, 64)})
+	e := o.timed(dur, name, tags)
 	e.Model = run.ClosedName
-	e.Tags = append(append([]string(nil), e.Tags...), tags...)
-	e.Name = name
-	e.Warmup = max(0, o.Warmup)
-	e.HDRLog = ""
 	return e
 }
 

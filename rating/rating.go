@@ -255,10 +255,7 @@ func unissued(s sla.SLA, sum measure.Summary) error {
 
 // stepOptions is the base with one experiment's target and length.
 func (o *Options) stepOptions(target float64, dur time.Duration, name string, tags []string) experiment.Options {
-	e := o.Base
-	e.Overrides = append(append([]experiment.Override(nil), e.Overrides...),
-		experiment.Override{Flag: "rate", Key: "operationcount", Value: "0"},
-		experiment.Override{Flag: "rate", Key: "maxexecutiontime", Value: strconv.FormatFloat(dur.Seconds(), 'f', -1, 64)})
+	e := o.timed(dur, name, tags)
 	if o.By == ByClients {
 		e.Model = run.ClosedName
 		e.Overrides = append(e.Overrides, experiment.Override{Flag: "rate", Key: "threadcount", Value: strconv.Itoa(int(target))})
@@ -266,6 +263,16 @@ func (o *Options) stepOptions(target float64, dur time.Duration, name string, ta
 		e.Model = run.OpenName
 		e.Overrides = append(e.Overrides, experiment.Override{Flag: "rate", Key: "target", Value: strconv.FormatFloat(target, 'f', -1, 64)})
 	}
+	return e
+}
+
+// timed is the base as every experiment of the rating runs it: for dur
+// (not a number of operations), named, tagged, with the rating's warmup.
+func (o *Options) timed(dur time.Duration, name string, tags []string) experiment.Options {
+	e := o.Base
+	e.Overrides = append(append([]experiment.Override(nil), e.Overrides...),
+		experiment.Override{Flag: "rate", Key: "operationcount", Value: "0"},
+		experiment.Override{Flag: "rate", Key: "maxexecutiontime", Value: strconv.FormatFloat(dur.Seconds(), 'f', -1, 64)})
 	e.Tags = append(append([]string(nil), e.Tags...), tags...)
 	e.Name = name
 	e.Warmup = max(0, o.Warmup)

@@ -186,17 +186,21 @@ func TestRateFileKeys(t *testing.T) {
 		{"flags win", "  votes: 5\n  min_tail: 3\n  settle: false\n", []string{"--votes", "1", "--min-tail", "20", "--settle=true"}, "votes 1, min tail 20, warmup default, settle true"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			file := filepath.Join(dir, "e.yaml")
-			writeFile(t, file, rateBlockFile+tt.block)
-			var out, errb bytes.Buffer
-			args := append([]string{"rate", file, "--store", filepath.Join(dir, "r.db"), "--dry-run"}, tt.args...)
-			code := Main(context.Background(), args, strings.NewReader(""), &out, &errb)
-			if code != 0 || !strings.Contains(out.String(), tt.want) {
-				t.Errorf("exit %d, dry run:\n%s%s\nwant %q", code, out.String(), errb.String(), tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { rateDryRun(t, rateBlockFile+tt.block, tt.args, tt.want) })
+	}
+}
+
+// rateDryRun runs dbrig rate --dry-run on a file of text and wants its
+// output to contain want.
+func rateDryRun(t *testing.T, text string, args []string, want string) {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "e.yaml")
+	writeFile(t, file, text)
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), append([]string{"rate", file, "--store", filepath.Join(dir, "r.db"), "--dry-run"}, args...), strings.NewReader(""), &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), want) {
+		t.Errorf("exit %d, dry run:\n%s%s\nwant %q", code, out.String(), errb.String(), want)
 	}
 }
 
@@ -220,17 +224,7 @@ func TestRateFileProbe(t *testing.T) {
 		{"a start needs no probe", "  start: 250\n", nil, "start 250,"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			file := filepath.Join(dir, "e.yaml")
-			writeFile(t, file, noStart+tt.block)
-			var out, errb bytes.Buffer
-			args := append([]string{"rate", file, "--store", filepath.Join(dir, "r.db"), "--dry-run"}, tt.args...)
-			code := Main(context.Background(), args, strings.NewReader(""), &out, &errb)
-			if code != 0 || !strings.Contains(out.String(), tt.want) {
-				t.Errorf("exit %d, dry run:\n%s%s\nwant %q", code, out.String(), errb.String(), tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { rateDryRun(t, noStart+tt.block, tt.args, tt.want) })
 	}
 }
 
