@@ -81,6 +81,7 @@ func (m Closed) client(ph *phase, i int, wc workload.Client, mc *measure.Shard, 
 	}
 	// Precise (thread-blocking) sleeps only while threads are few.
 	precise := n <= 4*runtime.GOMAXPROCS(0)
+	spin := pacedSpin(ph.cfg.SpinWait, rate)
 	_, aware := ph.db.(driver.ScheduleAware)
 	var prevEnd time.Time
 	for k := int64(0); quota < 0 || k < quota; k++ {
@@ -106,7 +107,7 @@ func (m Closed) client(ph *phase, i int, wc workload.Client, mc *measure.Shard, 
 				ph.holdUntilDeadline(timer)
 				return
 			}
-			if !ph.sleepUntil(timer, intended, precise) {
+			if !ph.sleepUntil(timer, intended, spin, precise) {
 				return
 			}
 		}
@@ -127,4 +128,14 @@ func (m Closed) client(ph *phase, i int, wc workload.Client, mc *measure.Shard, 
 		prevEnd = time.Now()
 		mc.RecordReady(measure.Op(op), intended, ready, started, prevEnd, err)
 	}
+}
+
+// pacedSpin is how long a closed client spins before a start: SpinWait, but
+// at a rate the pool's starts interleave, and a spin longer than half the
+// gap between them would overlap the next client's (spinwindow.go).
+func pacedSpin(spinWait time.Duration, rate float64) time.Duration {
+	if rate > 0 {
+		return min(spinWait, time.Duration(0.5e9/rate))
+	}
+	return spinWait
 }

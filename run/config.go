@@ -57,11 +57,11 @@ type Config struct {
 	// goroutines, not to other processes) for the last SpinWait before an
 	// intended start instead of sleeping: a sleep returns tens to hundreds of
 	// µs late, which shows as response time. It costs up to SpinWait of one
-	// core per operation (all of a core once arrivals are closer than
-	// SpinWait). 0: none, sleeps only; dbrig's commands use DefaultSpinWait.
-	// The open model widens its window to the sleeps' recent p99.9
-	// lateness when that is between SpinWait and 2 × SpinWait, and at
-	// most half the gap between arrivals (spinwindow.go).
+	// core per operation, and at most half of a core: the open model's
+	// window is never more than half the gap between arrivals
+	// (spinwindow.go). 0: none, sleeps only; dbrig's commands use
+	// DefaultSpinWait. The open model widens its window to the sleeps'
+	// recent p99.9 lateness when that is between SpinWait and 2 × SpinWait.
 	SpinWait time.Duration
 }
 

@@ -230,16 +230,16 @@ func (ph *phase) expired(t time.Time) bool {
 // 3 s is one or two operations in 3 s, not two in the 2 s they spanned).
 func (ph *phase) holdUntilDeadline(timer *time.Timer) {
 	if !ph.deadline.IsZero() {
-		ph.sleepUntil(timer, ph.deadline, false)
+		ph.sleepUntil(timer, ph.deadline, ph.cfg.SpinWait, false)
 	}
 }
 
-// sleepUntil waits until t (spinning for the last SpinWait) and reports
-// false if the phase was stopped meanwhile. precise uses nanosleep for waits
+// sleepUntil waits until t (spinning for the last spin) and reports false
+// if the phase was stopped meanwhile. precise uses nanosleep for waits
 // below a millisecond, which Go timers round up to ~1 ms; it blocks a thread,
 // so it is for the open model's leading client and a few closed clients only.
-func (ph *phase) sleepUntil(timer *time.Timer, t time.Time, precise bool) bool {
-	if !ph.sleep(timer, t.Add(-ph.cfg.SpinWait), precise) {
+func (ph *phase) sleepUntil(timer *time.Timer, t time.Time, spin time.Duration, precise bool) bool {
+	if !ph.sleep(timer, t.Add(-spin), precise) {
 		return false
 	}
 	return ph.spinUntil(t)

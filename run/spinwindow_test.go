@@ -65,8 +65,8 @@ func TestSpinWindowRecomputesOnlyWithTime(t *testing.T) {
 	for range 2 * spinRecompute {
 		w.observe(300 * time.Microsecond)
 	}
-	if got := w.window(300 * time.Microsecond); got != 200*time.Microsecond {
-		t.Errorf("recomputed with 300µs ahead: %v", got)
+	if got := w.window(450 * time.Microsecond); got != 200*time.Microsecond {
+		t.Errorf("recomputed with 450µs ahead: %v", got)
 	}
 	if got := w.window(time.Second); got != 300*time.Microsecond+spinMargin {
 		t.Errorf("window %v, want %v", got, 300*time.Microsecond+spinMargin)
@@ -76,7 +76,8 @@ func TestSpinWindowRecomputesOnlyWithTime(t *testing.T) {
 	}
 }
 
-// A widened window stays within half the time ahead, never below SpinWait.
+// Every window, widened or SpinWait's, stays within half the time ahead:
+// two leaders never spin at once.
 func TestSpinWindowHalfTheGap(t *testing.T) {
 	const us = time.Microsecond
 	w := newSpinWindow(100 * us)
@@ -86,11 +87,31 @@ func TestSpinWindowHalfTheGap(t *testing.T) {
 	for _, tt := range []struct{ ahead, want time.Duration }{
 		{time.Second, 180 * us}, // recomputes: 150 µs + the margin
 		{300 * us, 150 * us},
-		{120 * us, 100 * us},
-		{50 * us, 100 * us},
+		{120 * us, 60 * us},
+		{50 * us, 25 * us},
+		{-10 * us, 0}, // the start is already due: no spin before it
 	} {
 		if got := w.window(tt.ahead); got != tt.want {
 			t.Errorf("%v ahead: window %v, want %v", tt.ahead, got, tt.want)
+		}
+	}
+}
+
+// Paced closed clients spin at most half the gap between the pool's starts.
+func TestPacedSpin(t *testing.T) {
+	const us = time.Microsecond
+	for _, tt := range []struct {
+		spin time.Duration
+		rate float64
+		want time.Duration
+	}{
+		{200 * us, 0, 200 * us},                   // think time or a pacer: each client alone
+		{200 * us, 1000, 200 * us},                // 1 ms apart
+		{200 * us, 8000, 62500 * time.Nanosecond}, // 125 µs apart
+		{0, 8000, 0},
+	} {
+		if got := pacedSpin(tt.spin, tt.rate); got != tt.want {
+			t.Errorf("pacedSpin(%v, %g) = %v, want %v", tt.spin, tt.rate, got, tt.want)
 		}
 	}
 }
