@@ -159,6 +159,14 @@ func (rf *rateFlags) options(f *runFlags, args []string) (rating.Options, error)
 	if rf.by == rating.ByClients && (f.set["rate"] || f.set["target"]) {
 		return o, usagef("--by clients searches the number of clients (closed model): remove --rate")
 	}
+	if f.set["probe"] && rf.probe {
+		switch {
+		case rf.by == rating.ByClients:
+			return o, usagef("--probe measures the capacity a search by rate starts from; --by clients starts at --clients (1 without it): remove --probe")
+		case f.set["rate"] || f.set["target"]:
+			return o, usagef("--probe measures the capacity the search starts from, and --rate gives the start: remove one")
+		}
+	}
 	if f.set["hdrlog"] {
 		return o, usagef("--hdrlog: a rating runs several experiments; use dbrig run at the answer for a log")
 	}

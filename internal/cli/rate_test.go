@@ -22,6 +22,8 @@ func TestRateBadInput(t *testing.T) {
 		{"bad sla", []string{"--sla", "p95<<5ms"}, "column 5"},
 		{"clients with rate", []string{"--sla", "p95<5ms", "--by", "clients", "--rate", "5"}, "remove --rate"},
 		{"range", []string{"--sla", "p95<5ms", "--rate", "500", "--max", "100"}, "cannot contain an answer"},
+		{"probe by clients", []string{"--sla", "p95<5ms", "--by", "clients", "--probe"}, "--by clients starts at --clients"},
+		{"probe with rate", []string{"--sla", "p95<5ms", "--rate", "500", "--probe"}, "--rate gives the start: remove one"},
 		{"strategy", []string{"--sla", "p95<5ms", "--reset", "snapshot"}, "strategies that work here: reload"},
 		{"unknown strategy", []string{"--sla", "p95<5ms", "--reset", "teleport"}, "expected one of"},
 		{"precision", []string{"--sla", "p95<5ms", "--precision", "80%"}, "at most 50%"},

@@ -249,6 +249,16 @@ func fileRating(b *experiment.Bench, rf *rateFlags, set map[string]bool) (rating
 	if set["probe"] {
 		o.NoProbe = !rf.probe
 	}
+	if asked := set["probe"] || blk.Set["probe"]; asked && !o.NoProbe && (o.By == rating.ByClients || o.Start > 0) {
+		why := "by clients starts at load.clients (1 without it)"
+		if o.By == rating.ByRate {
+			why = "the file gives the start (rate.start or load.rate)"
+		}
+		if set["probe"] {
+			return bad(fmt.Errorf("--probe measures the capacity a search by rate starts from, and %s: remove one", why))
+		}
+		return bad(e.Errorf("rate.probe", "the probe measures the capacity a search by rate starts from, and %s: remove one", why))
+	}
 	o.Votes, o.MinTail, o.NoSettle, o.Steadiness = rf.votes, rf.minTail, !rf.settle, rf.steadiness
 	if blk.Set["votes"] && !set["votes"] {
 		o.Votes = blk.Votes
