@@ -124,7 +124,7 @@ func (w *Devops) readSeries(p *spec.Props) error {
 		return err
 	}
 	w.threads = int(threads)
-	if w.hosts, err = intIn(p, "devops.hosts", 100, 1, 1<<22); err != nil {
+	if w.hosts, err = intIn(p, "devops.hosts", 100, 1, 1<<20); err != nil {
 		return err
 	}
 	if w.hosts < w.threads {
@@ -141,8 +141,8 @@ func (w *Devops) readSeries(p *spec.Props) error {
 			w.metrics = append(w.metrics, "metric_"+strconv.Itoa(i))
 		}
 	}
-	if int64(w.hosts)*int64(m) > 1<<24 {
-		return p.Errorf("devops.metrics", "at most %d with %d hosts: devops.hosts × devops.metrics <= 2^24 (each client keeps a value per host and metric)", (1<<24)/w.hosts, w.hosts)
+	if int64(w.hosts)*int64(m) > 1<<22 {
+		return p.Errorf("devops.metrics", "at most %d with %d hosts: devops.hosts × devops.metrics <= 2^22 (each client keeps a value per host and metric)", max(1, (1<<22)/w.hosts), w.hosts)
 	}
 	w.hostTags = make([][][]byte, w.hosts)
 	for h := range w.hostTags {
@@ -206,6 +206,9 @@ func (w *Devops) readQueries(p *spec.Props) error {
 		return p.Errorf("devops.query.range", "a duration from devops.interval (%v) to 1000 days", time.Duration(w.interval))
 	}
 	w.span = int64(span)
+	if w.span/w.interval > 1<<20 {
+		return p.Errorf("devops.query.range", "at most 2^20 × devops.interval (%v): a query reads every point of its range", time.Duration(w.interval))
+	}
 	if w.gbHosts, err = intIn(p, "devops.groupby.hosts", int64(min(8, w.hosts)), 1, int64(w.hosts)); err != nil {
 		return err
 	}
@@ -233,7 +236,7 @@ func (w *Devops) derive() {
 		lo, hi := w.slice(i)
 		q := split(w.loadCount, int64(w.threads), int64(i))
 		n := int64(hi - lo)
-		far = max(far, (q+n-1)/n+w.oooMax+1)
+		far = max(far, (q+n-1)/n+w.oooMax+2)
 	}
 	w.runOffset = far
 	w.latest = make([]atomic.Int64, w.threads)

@@ -74,7 +74,7 @@ func (w *Devops) NewClient(id int, seed int64) workload.Client {
 }
 
 func (c *devopsClient) newCursor(k int64) dcursor {
-	return dcursor{host: c.lo, k: k, held: make([][]late, c.w.oooMax+1)}
+	return dcursor{host: c.lo, k: k, held: make([][]late, c.w.oooMax+2)}
 }
 
 // next returns the host and interval of the next point to write: a late
@@ -98,7 +98,8 @@ func (c *devopsClient) next(cur *dcursor) (int, int64) {
 			}
 		}
 		if w.ooo > 0 && c.r.Float64() < w.ooo {
-			due := k + 1 + c.r.Int64N(w.oooMax)
+			// due after d more intervals of its host: d intervals late
+			due := k + 2 + c.r.Int64N(w.oooMax)
 			cur.held[due%ring] = append(cur.held[due%ring], late{h, k})
 			continue
 		}

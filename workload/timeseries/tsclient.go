@@ -14,14 +14,17 @@ import (
 	"github.com/dbrig/dbrig/workload/gen"
 )
 
-// cursor is YCSB's ThreadState write position: the metric and tag values of
-// the next series a client writes, and the interval it writes at.
+// cursor is YCSB's ThreadState write position as one count: pos is how
+// many series steps the client has taken over its slice of n series, so
+// the series is pos mod n (the last tag counting fastest, then the
+// earlier tags, then the metric, as YCSB's odometer) and the interval
+// base + pos / n. A sparsity skip is an addition.
 type cursor struct {
-	keyIdx, keyLo, keyHi int
-	tagIdx               []int
-	k                    int64 // interval number, from the workload's start
-	rollover             bool  // every series of the slice was written at k
-	perm                 []int64
+	lo   int   // first metric of the slice
+	n    int64 // series in the slice
+	base int64 // interval of pos 0
+	pos  int64
+	perm []int64
 }
 
 // tsClient is one client of the TimeSeriesWorkload.
@@ -92,7 +95,7 @@ func (w *TSWorkload) NewClient(id int, seed int64) workload.Client {
 
 func (w *TSWorkload) newCursor(id int, k int64, r *rand.Rand) cursor {
 	lo, hi := w.slice(id)
-	cur := cursor{keyIdx: lo, keyLo: lo, keyHi: hi, tagIdx: make([]int, len(w.card)), k: k}
+	cur := cursor{lo: lo, n: int64(hi-lo) * w.perKey, base: k}
 	if w.randomOrder {
 		cur.perm = make([]int64, w.maxOffsets)
 		for i := range cur.perm {
@@ -106,7 +109,7 @@ func (w *TSWorkload) newCursor(id int, k int64, r *rand.Rand) cursor {
 // ts is the timestamp of the cursor's interval: in order, or with
 // randomwritetimestamporder shuffled within blocks of maxOffsets intervals.
 func (w *TSWorkload) ts(cur *cursor) int64 {
-	k := cur.k
+	k := cur.base + cur.pos/cur.n
 	if cur.perm != nil {
 		m := int64(len(cur.perm))
 		k = k/m*m + cur.perm[k%m]
@@ -122,36 +125,26 @@ func (c *tsClient) use(db driver.DB) {
 }
 
 // next moves cur to the next point, as YCSB's nextDataPoint: with sparsity
-// it skips a random number of series; it fills c.pt and returns it.
+// it first skips a random number of series; it fills c.pt and returns it.
 func (c *tsClient) next(cur *cursor, insert bool, vbuf *[]byte) *point {
-	w := c.w
-	iterations := int64(1)
-	if w.sparsity > 0 {
-		iterations = max(1, c.r.Int64N(w.sparseMax()))
+	if c.w.sparsity > 0 {
+		cur.pos += max(1, c.r.Int64N(c.w.sparseMax())) - 1
 	}
-	for {
-		iterations--
-		if cur.rollover {
-			cur.k++
-			cur.rollover = false
-		}
-		if iterations <= 0 {
-			c.fill(cur, insert, vbuf)
-		}
-		c.advance(cur)
-		if iterations <= 0 {
-			return &c.pt
-		}
-	}
+	c.fill(cur, insert, vbuf)
+	cur.pos++
+	return &c.pt
 }
 
 func (c *tsClient) fill(cur *cursor, insert bool, vbuf *[]byte) {
 	w, p := c.w, &c.pt
-	p.measurement = w.keys[cur.keyIdx]
-	overall := int64(cur.keyIdx) * w.cum[0]
-	for i, t := range cur.tagIdx {
+	s := cur.pos % cur.n
+	metric := cur.lo + int(s/w.perKey)
+	p.measurement = w.keys[metric]
+	overall := int64(metric) * w.cum[0]
+	for i := range w.card {
+		t := (s % w.perKey) / w.cum[i+1] % int64(w.card[i])
 		p.tagVals[i] = w.tagVal[t]
-		overall += int64(t) * w.cum[i+1]
+		overall += t * w.cum[i+1]
 	}
 	now := w.ts(cur)
 	switch {
@@ -188,38 +181,6 @@ func (w *TSWorkload) validation(p *point) int64 {
 		}
 	}
 	return int64(h) ^ p.ts
-}
-
-// advance steps the tag values like an odometer, then the metric, then the
-// interval, as YCSB (with its later fix: a tag still counting up is no
-// rollover).
-func (c *tsClient) advance(cur *cursor) {
-	w := c.w
-	roll := false
-	for i := len(w.card) - 1; i >= 0; i-- {
-		if w.card[i] <= 1 {
-			roll = true
-			continue
-		}
-		if cur.tagIdx[i]+1 >= w.card[i] {
-			cur.tagIdx[i] = 0
-			if i == w.firstIncr {
-				roll = true
-			}
-		} else {
-			roll = false
-			cur.tagIdx[i]++
-			break
-		}
-	}
-	if roll {
-		if cur.keyIdx+1 >= cur.keyHi {
-			cur.keyIdx = cur.keyLo
-			cur.rollover = true
-		} else {
-			cur.keyIdx++
-		}
-	}
 }
 
 // Load writes the next up to limit points of the client's share of the
@@ -371,7 +332,11 @@ func (c *tsClient) aggregate(ctx context.Context, db driver.DB, from, to int64, 
 	if fn == "" {
 		fn = w.groupFn
 	}
-	c.bk.reset(from, min(to, from+w.interval*int64(n)), w.downInterval)
+	last := to // n points at most: no more buckets than that
+	if k := int64(n - 1); k < (math.MaxInt64-from)/w.interval {
+		last = min(to, from+w.interval*k)
+	}
+	c.bk.reset(from, last, w.downInterval)
 	err := c.eachSeries(func() error {
 		_, err := c.codec.scanSeries(ctx, db, w.table, &c.pt, from, to, n, w.valueKey, &c.bk)
 		return err

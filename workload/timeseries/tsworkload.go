@@ -88,7 +88,6 @@ type TSWorkload struct {
 	card                      []int   // cardinality per tag
 	cum                       []int64 // YCSB's cumulativeCardinality: series per step of key, tag 0, …
 	perKey, total             int64   // series per metric; all series
-	firstIncr                 int     // first tag with cardinality > 1 (YCSB's firstIncrementableCardinality)
 
 	tick                   time.Duration
 	interval               int64 // timestampinterval in ticks
@@ -126,18 +125,10 @@ var _ workload.Workload = (*TSWorkload)(nil)
 func New(p *spec.Props) (*TSWorkload, error) {
 	p.Known("workload", "fieldlengthdistribution", "dotransactions")
 	w := &TSWorkload{}
-	var err error
-	check := func(e error) {
-		if err == nil && e != nil {
-			err = e
+	for _, read := range []func(*spec.Props) error{w.readShape, w.readTime, w.readQueries, w.readMix} {
+		if err := read(p); err != nil {
+			return nil, err // later reads build on earlier ones
 		}
-	}
-	check(w.readShape(p))
-	check(w.readTime(p))
-	check(w.readQueries(p))
-	check(w.readMix(p))
-	if err != nil {
-		return nil, err
 	}
 	w.derive()
 	return w, nil
@@ -191,6 +182,9 @@ func (w *TSWorkload) readShape(p *spec.Props) error {
 	w.total = w.perKey * int64(nKeys)
 	if w.total > 1<<40 {
 		return p.Errorf("tagcardinality", "fieldcount × the product of the cardinalities <= 2^40 (it is %d × %d)", nKeys, w.perKey)
+	}
+	if int64(nKeys)*int64(keyLen)+int64(maxCard)*int64(tvLen) > 1<<26 {
+		return p.Errorf("fieldcount", "fieldcount × fieldlength + the largest tagcardinality × tagvaluelength <= 2^26: the names are kept in memory")
 	}
 	w.keys = incNames(nKeys, keyLen)
 	w.tagKeyNames = incNames(tags, tkLen)
@@ -342,6 +336,9 @@ func (w *TSWorkload) readQueries(p *spec.Props) error {
 	if w.span > 0 && w.span < w.interval {
 		return p.Errorf("querytimespan", "0 (a single timestamp) or at least timestampinterval (%d)", w.interval/scale)
 	}
+	if w.span/w.interval > 1<<20 {
+		return p.Errorf("querytimespan", "at most 2^20 × timestampinterval: a query reads every interval of its span")
+	}
 	if w.randomSpan, err = p.Bool("queryrandomtimespan", false); err != nil {
 		return err
 	}
@@ -486,13 +483,25 @@ func (w *TSWorkload) readMix(p *spec.Props) error {
 	if w.hotOpn, err = floatIn(p, "hotspotopnfraction", 0.8, 0, 1); err != nil {
 		return err
 	}
-	ms, err := intIn(p, "maxscanlength", 1000, 1, 1<<30)
+	ms, err := intIn(p, "maxscanlength", 1000, 1, 1<<20)
 	if err != nil {
 		return err
 	}
 	w.maxScan = int64(ms)
 	w.scanDist, err = p.Choice("scanlengthdistribution", "uniform", "zipfian")
-	return err
+	if err != nil {
+		return err
+	}
+	combos := int64(1)
+	for i, g := range w.groupBy {
+		if g {
+			combos *= int64(w.card[i])
+		}
+	}
+	if w.proportions[OpDelete] > 0 && combos*(w.span/w.interval+1) > 1<<16 {
+		return p.Errorf("deleteproportion", "0 unless a delete's points (grouped series × querytimespan / timestampinterval) are at most 65536: a key-value store deletes them one by one")
+	}
+	return nil
 }
 
 // derive computes what the generators share: YCSB's cumulative
@@ -505,17 +514,14 @@ func (w *TSWorkload) derive() {
 		w.cum[i] = w.cum[i+1] * int64(w.card[i])
 	}
 	// w.cum[0] is the series per metric; YCSB's index 0 multiplies the key.
-	for i, c := range w.card {
-		if c > 1 {
-			w.firstIncr = i
-			break
-		}
-	}
 	rc := w.recordCount
 	if rc == 0 {
 		rc = math.MaxInt32 // YCSB: recordcount 0 is Integer.MAX_VALUE
 	}
 	w.maxOffsets = rc/w.total + 1
+	if w.randomOrder {
+		w.maxOffsets = min(w.maxOffsets, maxRandomIntervals)
+	}
 	// Run-phase writes start after every interval the load can reach: a
 	// client writes its quota over its series, each write advancing its
 	// cursor by at most the largest sparsity skip.
@@ -554,6 +560,11 @@ func (w *TSWorkload) slice(id int) (lo, hi int) {
 	}
 	return lo, hi
 }
+
+// maxRandomIntervals bounds the intervals randomwritetimestamporder
+// shuffles at once (YCSB's RandomDiscreteTimestampGenerator allows 2^24):
+// each client keeps the permutation.
+const maxRandomIntervals = 1 << 20
 
 // split is the share of total that part i of n gets, the first ones one more.
 func split(total, n, i int64) int64 {
