@@ -86,6 +86,10 @@ type Devops struct {
 	// latest[i] is the newest interval client slice i has written every
 	// in-order point of (-1: none yet); LASTPOINT and ranges read up to it.
 	latest []atomic.Int64
+	// handoff[i] is load client i's cursor when it finished: run client i
+	// goes on from it (late points included), so the stream has no gap.
+	// Without a load in this process, run writes begin at runOffset.
+	handoff []atomic.Pointer[dcursor]
 }
 
 var _ workload.Workload = (*Devops)(nil)
@@ -240,6 +244,7 @@ func (w *Devops) derive() {
 	}
 	w.runOffset = far
 	w.latest = make([]atomic.Int64, w.threads)
+	w.handoff = make([]atomic.Pointer[dcursor], w.threads)
 	for i := range w.latest {
 		w.latest[i].Store(-1)
 	}

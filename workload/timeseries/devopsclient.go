@@ -23,9 +23,10 @@ type late struct {
 // of its slice, and the late points waiting, in a ring by the interval
 // they are due at.
 type dcursor struct {
-	host int
-	k    int64
-	held [][]late
+	host     int
+	k        int64
+	held     [][]late
+	complete int64 // newest interval whose in-order points were all taken
 }
 
 type devopsClient struct {
@@ -74,7 +75,7 @@ func (w *Devops) NewClient(id int, seed int64) workload.Client {
 }
 
 func (c *devopsClient) newCursor(k int64) dcursor {
-	return dcursor{host: c.lo, k: k, held: make([][]late, c.w.oooMax+2)}
+	return dcursor{host: c.lo, k: k, held: make([][]late, c.w.oooMax+2), complete: k - 1}
 }
 
 // next returns the host and interval of the next point to write: a late
@@ -93,9 +94,7 @@ func (c *devopsClient) next(cur *dcursor) (int, int64) {
 		if cur.host == c.hi {
 			cur.host = c.lo
 			cur.k++
-			if l := &w.latest[c.id%w.threads]; l.Load() < k {
-				l.Store(k)
-			}
+			cur.complete = k
 		}
 		if w.ooo > 0 && c.r.Float64() < w.ooo {
 			// due after d more intervals of its host: d intervals late
@@ -156,12 +155,17 @@ func (c *devopsClient) write(ctx context.Context, db driver.DB, cur *dcursor, n 
 		if err := bi.InsertBatch(ctx, c.w.table, c.keys, c.recs[:n]); err != nil {
 			return 0, err
 		}
-		return n, nil
-	}
-	for i := 0; i < n; i++ {
-		if err := db.Insert(ctx, c.w.table, c.keys[i], c.recs[i]); err != nil {
-			return i, err
+	} else {
+		for i := 0; i < n; i++ {
+			if err := db.Insert(ctx, c.w.table, c.keys[i], c.recs[i]); err != nil {
+				return i, err
+			}
 		}
+	}
+	// Published once written: a LASTPOINT never looks for what is still
+	// on its way to the database.
+	if l := &c.w.latest[c.id%c.w.threads]; l.Load() < cur.complete {
+		l.Store(cur.complete)
 	}
 	return n, nil
 }
@@ -185,6 +189,10 @@ func (c *devopsClient) Load(ctx context.Context, db driver.DB, limit int) (int, 
 	if err != nil {
 		return done, fmt.Errorf("load %d points: %w", n, err)
 	}
+	if c.loadLeft == 0 && c.id < c.w.threads {
+		cur := c.load
+		c.w.handoff[c.id].Store(&cur)
+	}
 	return done, nil
 }
 
@@ -196,8 +204,13 @@ func (c *devopsClient) Do(ctx context.Context, db driver.DB) (int, error) {
 	switch op {
 	case DevopsInsert:
 		if c.run == nil {
-			cur := c.newCursor(c.w.runOffset)
-			c.run = &cur
+			if c.id < c.w.threads {
+				c.run = c.w.handoff[c.id].Swap(nil)
+			}
+			if c.run == nil {
+				cur := c.newCursor(c.w.runOffset)
+				c.run = &cur
+			}
 		}
 		_, err = c.write(ctx, db, c.run, c.w.batch, true)
 	case DevopsLastPoint:
@@ -217,14 +230,16 @@ func (c *devopsClient) newest(h int) int64 {
 }
 
 // lastPoint reads the newest point of a random host: at its slice's
-// newest complete interval, stepping back over points that are late.
+// newest written interval, stepping back over points still held late.
 func (c *devopsClient) lastPoint(ctx context.Context, db driver.DB) error {
 	w := c.w
 	h := c.r.IntN(w.hosts)
 	c.q.tagVals = w.hostTags[h]
 	k := c.newest(h)
 	var err error
-	for back := int64(0); back <= w.oooMax && k-back >= 0; back++ {
+	// A point of interval k is written by the time interval k+1+oooMax
+	// is: the newest written one is at most oooMax+1 intervals back.
+	for back := int64(0); back <= w.oooMax+1 && k-back >= 0; back++ {
 		_, err = db.Read(ctx, w.table, c.codec.key(&c.q, w.start+(k-back)*w.interval), nil)
 		if !errors.Is(err, errclass.ErrNotFound) {
 			return err
