@@ -125,3 +125,16 @@ func TestTimeseriesEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// Workers would each write the same series and times: refused as input.
+func TestTimeSeriesRefusesWorkers(t *testing.T) {
+	for _, f := range []string{"tsworkloada", "devops"} {
+		p, err := Resolve(Options{Driver: "null", PropFiles: []string{f}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Shares(2); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "time-series") {
+			t.Errorf("%s with 2 workers: %v, want bad input", f, err)
+		}
+	}
+}
