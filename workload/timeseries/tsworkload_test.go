@@ -82,7 +82,8 @@ func splitKey(t testing.TB, key string) (string, int64) {
 }
 
 func TestLoadIsDeterministicForASeed(t *testing.T) {
-	w := newTS(t, "valuetype=mixednumbers", "sparsity=0.3", "randomwritetimestamporder=true")
+	w := newTS(t, "valuetype=mixednumbers", "sparsity=0.3", "randomwritetimestamporder=true",
+		"readproportion=0.3", "updateproportion=0.2", "insertproportion=0.2", "scanproportion=0.2", "deleteproportion=0.1", "querytimespan=300")
 	run := func(seed int64) ([]string, map[string]driver.Record) {
 		db := newMemDB()
 		keys := loadAll(t, w, db, seed, 7)
@@ -105,6 +106,22 @@ func TestLoadIsDeterministicForASeed(t *testing.T) {
 	}
 	if !same || !differ {
 		t.Errorf("same seed same records: %v (want true); another seed differs: %v (want true)", same, differ)
+	}
+	// The run phase too: the same operations, keys and scan lengths.
+	ops := func(seed int64) string {
+		db := newMemDB()
+		loadAll(t, w, db, 1, 7)
+		db.log = nil
+		c := w.NewClient(0, seed)
+		var b strings.Builder
+		for i := 0; i < 300; i++ {
+			op, _ := c.Do(context.Background(), db)
+			fmt.Fprint(&b, op, " ")
+		}
+		return b.String() + fmt.Sprint(db.log)
+	}
+	if ops(5) != ops(5) || ops(5) == ops(6) {
+		t.Error("run-phase operations are not a function of the seed")
 	}
 }
 
