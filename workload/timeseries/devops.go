@@ -240,7 +240,7 @@ func (w *Devops) derive() {
 		lo, hi := w.slice(i)
 		q := split(w.loadCount, int64(w.threads), int64(i))
 		n := int64(hi - lo)
-		far = max(far, (q+n-1)/n+w.oooMax+2)
+		far = max(far, q/n+1+w.oooMax+2)
 	}
 	w.runOffset = far
 	w.latest = make([]atomic.Int64, w.threads)

@@ -176,13 +176,13 @@ func (w *TSWorkload) readShape(p *spec.Props) error {
 	w.perKey = 1
 	maxCard := 0
 	for _, c := range w.card {
+		if w.perKey > (1<<40)/int64(nKeys)/int64(c) { // checked before it can overflow
+			return p.Errorf("tagcardinality", "values whose product × fieldcount (%d) is at most 2^40 series", nKeys)
+		}
 		w.perKey *= int64(c)
 		maxCard = max(maxCard, c)
 	}
 	w.total = w.perKey * int64(nKeys)
-	if w.total > 1<<40 {
-		return p.Errorf("tagcardinality", "fieldcount × the product of the cardinalities <= 2^40 (it is %d × %d)", nKeys, w.perKey)
-	}
 	if int64(nKeys)*int64(keyLen)+int64(maxCard)*int64(tvLen) > 1<<26 {
 		return p.Errorf("fieldcount", "fieldcount × fieldlength + the largest tagcardinality × tagvaluelength <= 2^26: the names are kept in memory")
 	}
@@ -531,7 +531,8 @@ func (w *TSWorkload) derive() {
 		lo, hi := w.slice(i)
 		series := int64(hi-lo) * w.perKey
 		q := split(w.loadCount, int64(w.threads), int64(i))
-		far = max(far, (q*adv+series-1)/series+1)
+		// in floats: q × adv may not fit an int64 for absurd settings
+		far = max(far, int64(min(math.Ceil(float64(q)*float64(adv)/float64(series)), 1<<50))+1)
 	}
 	w.runOffset = far
 	if w.randomOrder { // shuffled blocks of maxOffsets intervals: begin on a fresh one

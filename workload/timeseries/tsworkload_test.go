@@ -409,6 +409,7 @@ func TestBadPropertiesNameTheProperty(t *testing.T) {
 		{"delayedSeries=0.2\ndelayedIntervals=0", "delayedIntervals", ">= 1"},
 		{"insertstart=10\ndelayedseries=0.1", "insertstart", "delayed series"},
 		{"dataintegrity=true\nvaluetype=floats", "valuetype", "integers"},
+		{"tagcardinality=16777216,16777216,16777216", "tagcardinality", "at most 2^40 series"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.set, func(t *testing.T) {
