@@ -45,7 +45,7 @@ func (in *injector) Interval(iv measure.Interval) {
 		failed += op.Errors - op.Classes[string(errclass.Conflict)] - op.Classes[string(errclass.NotFound)]
 	}
 	in.mu.Lock()
-	in.samples = append(in.samples, sample{end: iv.End, p99: h.ValueAtQuantile(99), failed: failed})
+	in.samples = append(in.samples, sample{end: iv.End, p99: measure.Percentile(h, 99), failed: failed})
 	in.mu.Unlock()
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/analysis"
+	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 )
@@ -41,5 +42,23 @@ func TestStableBandIsTheCalmBound(t *testing.T) {
 		if tc.floor && im.Threshold >= band || !tc.floor && im.Threshold != band {
 			t.Errorf("%v: the impact's threshold %d, the stable band %d: one rule", tc.calm, im.Threshold, band)
 		}
+	}
+}
+
+// A second's p99 is measure's (nearest rank): of 1…60 µs the 60th value.
+func TestStableSampleP99IsMeasures(t *testing.T) {
+	h := measure.NewHistogram()
+	for v := int64(1); v <= 60; v++ {
+		h.RecordValue(v)
+	}
+	if measure.Percentile(h, 99) == h.ValueAtPercentile(99) {
+		t.Fatal("the values do not tell the two ranks apart")
+	}
+	in := newInjector(nil, nil, nil, func(run.Event) {})
+	end := time.Now()
+	in.Interval(measure.Interval{Phase: measure.PhaseMeasure, Start: end.Add(-time.Second), End: end,
+		Ops: []measure.OpInterval{{Op: "READ", Count: 60, Response: h}}})
+	if got, want := in.samples[0].p99, measure.Percentile(h, 99); got != want {
+		t.Errorf("p99 %d, want %d", got, want)
 	}
 }
