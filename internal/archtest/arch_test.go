@@ -302,11 +302,13 @@ const (
 	layoutEnd   = "<!-- layout:end -->"
 )
 
-// short is the first clause of a provides cell: up to its first colon or
-// semicolon.
+// short is the first clause of a provides cell: up to its first ": " or
+// "; " (a colon in file:line or `NAME:ORD` does not end it).
 func short(provides string) string {
-	if i := strings.IndexAny(provides, ":;"); i >= 0 {
-		provides = provides[:i]
+	for _, sep := range []string{": ", "; "} {
+		if i := strings.Index(provides, sep); i >= 0 {
+			provides = provides[:i]
+		}
 	}
 	return strings.TrimSpace(provides)
 }
@@ -524,11 +526,11 @@ func TestListChecks(t *testing.T) {
 
 func TestLayout(t *testing.T) {
 	rows := []row{
-		{pkg: "spec", provides: "what the user specified: properties; experiment files"},
-		{pkg: "errclass", provides: "error classes; `Wrap`"},
+		{pkg: "spec", provides: "what the user specified (file:line:column): properties; experiment files"},
+		{pkg: "errclass", provides: "error classes; `Wrap`: `Of`"},
 		{pkg: "format", provides: "one set of formatters"},
 	}
-	want := "- `spec` — what the user specified\n- `errclass` — error classes\n- `format` — one set of formatters\n"
+	want := "- `spec` — what the user specified (file:line:column)\n- `errclass` — error classes\n- `format` — one set of formatters\n"
 	if got := layout(rows); got != want {
 		t.Errorf("layout:\n%s\nwant:\n%s", got, want)
 	}
