@@ -122,7 +122,7 @@ var quickstart = []string{"recordcount=100000", "operationcount=0", "maxexecutio
 // (an InputError, or a typed error IsInput recognises).
 func Resolve(opts Options) (*Plan, error) {
 	if opts.Driver == "" {
-		opts.Driver = "pebble"
+		opts.Driver = all.Default
 	}
 	if opts.Registry == nil {
 		opts.Registry = all.Registry()
