@@ -29,6 +29,7 @@ func layers() []layer {
 			"nodestat", "machine", "inject/...", "scripts/redis-clients"}},
 		{"primitives", []string{"measure", "internal/childproc", "k8s"}},
 		{"clusters", []string{"cluster"}},
+		{"cluster tests", []string{"cluster/clustertest"}}, // recipe tests in the systems' homes share it
 		{"drivers", []string{"driver/..."}},
 		{"workloads", []string{"workload/..."}},
 		{"runs", []string{"run", "results", "sla", "workers/wire"}},
@@ -62,6 +63,7 @@ type testException struct {
 
 func testExceptions() []testException {
 	return []testException{
+		{"internal/archtest", "driver/all", "systems_test.go reads the systems' names from the registry"},
 		{"driver/redis", "experiment", "replica_test.go checks stale replica reads through experiment.StaleReads"},
 		{"k8s", "experiment", "scenario_test.go runs a fault scenario on a real API server"},
 		{"k8s", "results", "scenario_test.go reads the scenario's stored run"},

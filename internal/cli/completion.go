@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/workload/tpcc"
 	"github.com/dbrig/dbrig/workload/ycsb"
@@ -34,7 +35,7 @@ func propertyNames() []string {
 			seen[d.Key] = true
 		}
 	}
-	if p, err := experiment.Resolve(experiment.Options{Driver: "null"}); err == nil {
+	if p, err := experiment.Resolve(experiment.Options{Driver: all.Null}); err == nil {
 		for _, k := range p.Props.Looked() {
 			seen[k] = true
 		}
