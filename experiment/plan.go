@@ -122,7 +122,7 @@ var quickstart = []string{"recordcount=100000", "operationcount=0", "maxexecutio
 // (an InputError, or a typed error IsInput recognises).
 func Resolve(opts Options) (*Plan, error) {
 	if opts.Driver == "" {
-		opts.Driver = "pebble"
+		opts.Driver = all.Default
 	}
 	if opts.Registry == nil {
 		opts.Registry = all.Registry()
@@ -159,10 +159,6 @@ func (p *Plan) Outputs() []outfile.Path {
 	return []outfile.Path{{Role: "--hdrlog", Path: p.HDRLog}}
 }
 
-// dataPathProps are the properties that name where a driver keeps its data:
-// no output may be written there.
-var dataPathProps = []string{"sqlite.path", "pebble.dir"}
-
 // Protected are the paths no output may overwrite: the results store (when
 // it is a file) and the run's data paths.
 func (p *Plan) Protected() []outfile.Path {
@@ -170,7 +166,14 @@ func (p *Plan) Protected() []outfile.Path {
 	if f, ok := results.File(p.Store); ok {
 		out = append(out, outfile.Path{Role: "results store", Path: f})
 	}
-	for _, k := range dataPathProps {
+	// Where an embedded driver keeps its data (driver.Embedded.DataProp):
+	// no output may be written there.
+	for _, name := range p.Registry.Names() {
+		e := p.Registry[name].Embedded
+		if e == nil || e.DataProp == "" {
+			continue
+		}
+		k := e.DataProp
 		if v, _, ok := p.Props.Lookup(k); ok && v != "" {
 			out = append(out, outfile.Path{Role: k, Path: v})
 		}

@@ -78,8 +78,9 @@ func (p *Plan) WorkersUnsupported() error {
 		return &InputError{Err: fmt.Errorf("workers: the time-series workloads are not supported with workers yet (every worker would write the same series and times)")}
 	case p.insertsWhileRunning() && !p.LoadOnly:
 		return &InputError{Err: fmt.Errorf("workers: insertproportion > 0 is not supported with workers yet: every worker would insert the same new keys")}
-	case p.Driver == "sqlite" || p.Driver == "pebble":
-		return &InputError{Err: fmt.Errorf("workers: driver %s keeps its data in one process's files; workers need a server (redis, postgres, mysql, etcd, hazelcast) or sim/null", p.Driver)}
+	case p.Registry[p.Driver].Embedded != nil && p.Registry[p.Driver].Embedded.DataProp != "":
+		servers, memory := p.Registry.Servers()
+		return &InputError{Err: fmt.Errorf("workers: driver %s keeps its data in one process's files; workers need a server (%s) or %s", p.Driver, strings.Join(servers, ", "), strings.Join(memory, "/"))}
 	}
 	return nil
 }

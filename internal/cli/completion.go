@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/workload/timeseries"
 	"github.com/dbrig/dbrig/workload/tpcc"
@@ -35,7 +36,7 @@ func propertyNames() []string {
 			seen[d.Key] = true
 		}
 	}
-	if p, err := experiment.Resolve(experiment.Options{Driver: "null"}); err == nil {
+	if p, err := experiment.Resolve(experiment.Options{Driver: all.Null}); err == nil {
 		for _, k := range p.Props.Looked() {
 			seen[k] = true
 		}
@@ -46,7 +47,7 @@ func propertyNames() []string {
 	for _, d := range timeseries.DevopsProps() {
 		seen[d.Key] = true
 	}
-	if p, err := experiment.Resolve(experiment.Options{Driver: "null", PropFiles: []string{"tsworkload_template"}}); err == nil {
+	if p, err := experiment.Resolve(experiment.Options{Driver: all.Null, PropFiles: []string{"tsworkload_template"}}); err == nil {
 		for _, k := range p.Props.Looked() {
 			seen[k] = true
 		}
