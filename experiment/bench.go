@@ -136,8 +136,8 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 	}
 	opts := Options{
 		Driver: e.System.Driver, PropFiles: e.Workload.Files,
-		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.Think,
-		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Seed,
+		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.ThinkTime,
+		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Load.Seed,
 		SkipLoad: !e.Dataset.Load, Recreate: e.Dataset.Recreate, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry, Cluster: cp, Faults: faults,
 		Verify:  e.Verify,
 		Name:    strings.TrimSpace(name + " " + label),

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/dbrig/dbrig/loadmodel"
 )
 
 // An experiment file describes a whole experiment in YAML: the system
@@ -26,7 +28,6 @@ type Experiment struct {
 	File     string
 	Name     string
 	Tags     []string
-	Seed     int64
 	System   System
 	Dataset  Dataset
 	Workload Workload
@@ -84,19 +85,14 @@ type Workload struct {
 	Props map[string]string // win over the files
 }
 
-// Load is the load model and the phases.
+// Load is the load model and the phases as the file declares them: the
+// settings a run stores (its Model is "" when the file names none: open
+// when a rate is set; its Seed is the file's top-level seed key), the
+// operations' timeout and a rate schedule.
 type Load struct {
-	Model      string // closed, open or "" (open when a rate is set)
-	Clients    int
-	Rate       float64
-	Arrival    string
-	Think      time.Duration
-	Warmup     time.Duration
-	Duration   time.Duration
-	Operations int64
-	Timeout    time.Duration
-	MaxBacklog int
-	Schedule   []RateStep // open model: target rate over time (instead of Rate)
+	loadmodel.Load
+	Timeout  time.Duration
+	Schedule []RateStep // open model: target rate over time (instead of Rate)
 }
 
 // RateStep is one stretch of a rate schedule: hold Rate for For, or ramp
@@ -526,7 +522,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 	err := d.mapping(root, "", map[string]func(*yaml.Node, string) error{
 		"name": d.str(&e.Name),
 		"tags": d.strs(&e.Tags),
-		"seed": d.int64(&e.Seed, math.MinInt64),
+		"seed": d.int64(&e.Load.Seed, math.MinInt64),
 		"system": func(n *yaml.Node, p string) error {
 			haveSystem = true
 			return d.system(n, p, &e.System)
@@ -638,7 +634,7 @@ func (d *decoder) load(n *yaml.Node, p string, l *Load) error {
 		"clients":     d.int(&l.Clients, 1),
 		"rate":        d.float(&l.Rate),
 		"arrival":     d.str(&l.Arrival),
-		"think":       d.duration(&l.Think),
+		"think":       d.duration(&l.ThinkTime),
 		"warmup":      d.duration(&l.Warmup),
 		"duration":    d.duration(&l.Duration),
 		"operations":  d.int64(&l.Operations, 0),

@@ -49,7 +49,7 @@ func TestParseExperimentMatrix(t *testing.T) {
 		t.Errorf("order %v, want the last axis fastest", got)
 	}
 	e := exps[5]
-	if e.Name != "pebble-sweep" || e.Seed != 42 || e.Repeat != 2 || e.System.Driver != "pebble" || e.System.Props["pebble.cachemb"] != "64" ||
+	if e.Name != "pebble-sweep" || e.Load.Seed != 42 || e.Repeat != 2 || e.System.Driver != "pebble" || e.System.Props["pebble.cachemb"] != "64" ||
 		e.Dataset.Records != 10000 || !e.Dataset.Load || e.Load.Clients != 16 || e.Load.Warmup != 2*time.Second || e.System.Cluster != nil {
 		t.Errorf("decoded %+v", e)
 	}
