@@ -8,7 +8,10 @@
 // It depends on nothing, so that every layer may use it.
 package loadmodel
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Model names, as stored with a run.
 const (
@@ -39,4 +42,21 @@ type Load struct {
 	Duration   time.Duration // planned measure phase; 0 when bounded by Operations
 	Operations int64         // planned operations; 0 when bounded by Duration
 	Seed       int64
+}
+
+// RateStep is one stretch of an open model's rate schedule: hold Rate for
+// For, or with Ramp go linearly from the rate before it (0 for the first
+// step) to Rate over For — after k6's ramping-arrival-rate stages. A run
+// stores only the schedule's peak (Load.Rate).
+type RateStep struct {
+	Rate float64
+	For  time.Duration
+	Ramp bool
+}
+
+func (s RateStep) String() string {
+	if s.Ramp {
+		return fmt.Sprintf("ramp to %g/s over %v", s.Rate, s.For)
+	}
+	return fmt.Sprintf("%g/s for %v", s.Rate, s.For)
 }

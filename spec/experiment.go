@@ -95,13 +95,12 @@ type Load struct {
 	Schedule []RateStep // open model: target rate over time (instead of Rate)
 }
 
-// RateStep is one stretch of a rate schedule: hold Rate for For, or ramp
-// linearly from the previous rate to RampTo over For.
+// RateStep is one stretch of a rate schedule as the file writes it: a
+// hold ({rate: R, for: D}) or a linear ramp from the previous rate
+// ({ramp_to: R, for: D}, Ramp set), and where it is written.
 type RateStep struct {
-	Rate   float64
-	RampTo float64
-	For    time.Duration
-	Pos    Pos
+	loadmodel.RateStep
+	Pos Pos
 }
 
 // Fault is one entry of a scenario: what to do to which node, and when.
@@ -645,20 +644,25 @@ func (d *decoder) load(n *yaml.Node, p string, l *Load) error {
 				return d.errorf(n, p, "expected a list of steps such as {rate: 1000, for: 10s} or {ramp_to: 5000, for: 30s}")
 			}
 			for i, s := range n.Content {
-				step := RateStep{Pos: pos(d.file, s), Rate: math.NaN(), RampTo: math.NaN()}
+				step := RateStep{Pos: pos(d.file, s)}
+				hold, rampTo := math.NaN(), math.NaN()
 				sp := fmt.Sprintf("%s[%d]", p, i)
 				if err := d.mapping(s, sp, map[string]func(*yaml.Node, string) error{
-					"rate":    d.float(&step.Rate),
-					"ramp_to": d.float(&step.RampTo),
+					"rate":    d.float(&hold),
+					"ramp_to": d.float(&rampTo),
 					"for":     d.duration(&step.For),
 				}); err != nil {
 					return err
 				}
 				switch {
-				case math.IsNaN(step.Rate) == math.IsNaN(step.RampTo):
+				case math.IsNaN(hold) == math.IsNaN(rampTo):
 					return d.errorf(s, sp, "expected exactly one of rate (hold) or ramp_to (linear ramp)")
 				case step.For <= 0:
 					return d.errorf(s, sp, "expected for: a duration > 0")
+				}
+				step.Rate, step.Ramp = hold, !math.IsNaN(rampTo)
+				if step.Ramp {
+					step.Rate = rampTo
 				}
 				l.Schedule = append(l.Schedule, step)
 			}

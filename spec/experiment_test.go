@@ -104,7 +104,7 @@ load:
 		t.Fatalf("cluster %+v", c)
 	}
 	s := exps[0].Load.Schedule
-	if len(s) != 2 || s[0].Rate != 100 || s[1].RampTo != 1000 || s[1].For != 10*time.Second {
+	if len(s) != 2 || s[0].Rate != 100 || s[1].Rate != 1000 || !s[1].Ramp || s[0].Ramp || s[1].For != 10*time.Second {
 		t.Errorf("schedule %+v", s)
 	}
 }
