@@ -30,10 +30,11 @@ func TestStrategiesOnPebble(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The answer itself is the known-answer test's business (a loaded
-			// machine can fail a 1 s experiment); here: how the data was reset.
-			if !r.Found || r.Answer < 100 {
-				t.Errorf("answer %v found=%v, want at least 100 ops/s", r.Answer, r.Found)
+			// The answer itself is the virtual tests' business (a loaded
+			// machine fails 1 s experiments at 200 ops/s: measured beside a
+			// CPU burner, 21 ops/s done of 100); here: how the data was reset.
+			if !r.Found {
+				t.Errorf("no answer found")
 			}
 			for _, s := range r.Steps {
 				t.Logf("%s %g achieved %.1f pass=%v %s reset %s %.3fs, %.2fs", s.Kind, s.Target, s.Achieved, s.Pass, s.Reason, s.Reset, s.ResetS, s.Seconds)
@@ -103,7 +104,8 @@ func keepRating(t *testing.T, top float64, slaTerms string, props ...string) *Ra
 	dir := t.TempDir()
 	r, err := Rate(context.Background(), Options{
 		Base: experiment.Options{Driver: "sqlite", Store: filepath.Join(dir, "r.db"), PropFiles: []string{"workloadd"},
-			Props: append([]string{"recordcount=5000", "sqlite.path=" + filepath.Join(dir, "ycsb.db")}, props...)},
+			Props: append([]string{"recordcount=5000", "sqlite.path=" + filepath.Join(dir, "ycsb.db"),
+				"sqlite.timeout=1m"}, props...)}, // beside a CPU burner a batch waited 10 s for the connection
 		SLA: mustSLA(t, slaTerms), Step: time.Second, SLADuration: time.Second,
 		Start: 100, Max: top, Reset: ResetKeep,
 		Votes: 1, Warmup: -1, MinTail: -1, // the resets are under test here, not the verdicts
