@@ -61,4 +61,9 @@ func TestRecoveryBoundHasSigma(t *testing.T) {
 	if im.Recovery == nil || *im.Recovery != 2*time.Second {
 		t.Errorf("recovery %v, want 2s (1.5 ms is within mean + 2σ)", im.Recovery)
 	}
+	// Four calm seconds are one short of RecoveryHold: not recovered.
+	d.Events[2].Time = t0.Add(16 * time.Second)
+	if im := Impacts(Run{Detail: d, Intervals: rows[:2*16]})[0]; im.Recovery != nil {
+		t.Errorf("recovered after %v with %d calm seconds, want %d", *im.Recovery, RecoveryHold-1, RecoveryHold)
+	}
 }

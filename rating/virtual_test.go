@@ -377,3 +377,23 @@ func TestVirtualTimeSplit(t *testing.T) {
 		t.Errorf("time %+v; want %d experiments of %.3f s, final %.3f s, %d resets", tm, exps, expS, finS, len(r.Steps)-1)
 	}
 }
+
+// By rate, a target also fails when the store completes less than
+// (1 − precision) of it: with a latency limit the queue never reaches
+// (10 s), the throughput term alone decides, and the answer is the highest
+// target of which the 2,000 ops/s server completes 95 % (with 10 %, as
+// if the term took twice the precision, 2,188 ops/s passes).
+func TestVirtualThroughputTerm(t *testing.T) {
+	t.Parallel()
+	r := qrate(t, &qmodel{capacity: 2000}, filepath.Join(t.TempDir(), "r.db"), Options{Start: 1000, SLA: mustSLA(t, "p95<10s")})
+	// The runs' own noise moves what a run completes by a few per cent.
+	if top := 1.02 * 2000 / 0.95; !r.Found || r.Answer < 2000 || r.Answer > top {
+		t.Errorf("answer %.0f, want 2000 … %.0f: what the server completes within 5 %% (and 2 %% of noise)", r.Answer, top)
+	}
+	for _, s := range r.Steps {
+		tm := s.Terms[len(s.Terms)-1]
+		if math.Abs(tm.Limit-0.95*s.Target) > 1e-9 || tm.Pass != (tm.Measured >= tm.Limit) {
+			t.Errorf("step at %.0f: throughput term %+v, want a limit of 95 %% of the target", s.Target, tm)
+		}
+	}
+}
