@@ -6,7 +6,8 @@
 // machine was idle, and register-only arithmetic by 2 %. A store's
 // capacity moves with it (PostgreSQL's, per second: 9–17 %), and no
 // rating can be steadier than the machine it runs on, so dbrig measures it
-// and says so.
+// and says so. Beside it, dbrig selftest (selftest.go): what this machine
+// lets dbrig's own generator measure.
 package machine
 
 import (
@@ -85,10 +86,10 @@ func MeasureSteadiness(ctx context.Context, d, window time.Duration) (Steadiness
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	return measure(ctx, d, window, newCacheWork(8<<20), aluWork)
+	return measureWork(ctx, d, window, newCacheWork(8<<20), aluWork)
 }
 
-func measure(ctx context.Context, d, window time.Duration, cache, alu work) (Steadiness, error) {
+func measureWork(ctx context.Context, d, window time.Duration, cache, alu work) (Steadiness, error) {
 	n := int(d / window / 2)
 	var cacheRates, aluRates []float64
 	for i := 0; i < n; i++ {
