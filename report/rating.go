@@ -14,14 +14,6 @@ import (
 // not import rating).
 const probeKind = "probe"
 
-// ratingTarget shows a rating's target or answer in its unit.
-func ratingTarget(by string, x float64) string {
-	if by == "clients" {
-		return fmt.Sprintf("%.0f clients", x)
-	}
-	return format.Rate(x) + " ops/s"
-}
-
 // ratingValue shows an SLA term's measured value in its unit.
 func ratingValue(t results.RatingTerm) string {
 	switch t.Unit {
@@ -59,7 +51,7 @@ func Rating(w io.Writer, r results.Rating) error {
 	head = append(head, "pass", "early", "reset", "reset s", "run s", "run")
 	t.add(head...)
 	for i, s := range r.Steps {
-		target := ratingTarget(r.By, s.Target)
+		target := format.Target(r.By, s.Target)
 		if s.Kind == probeKind {
 			target = fmt.Sprintf("%.0f clients, closed", s.Target)
 		}
@@ -111,7 +103,7 @@ func Rating(w io.Writer, r results.Rating) error {
 		if !r.Confirmed {
 			conf = "NOT confirmed by the final run"
 		}
-		ew.printf("answer: %s (%s)", ratingTarget(r.By, *r.Answer), conf)
+		ew.printf("answer: %s (%s)", format.Target(r.By, *r.Answer), conf)
 		if r.Message != "" {
 			ew.printf("; %s", r.Message)
 		}
@@ -123,7 +115,7 @@ func Rating(w io.Writer, r results.Rating) error {
 			verdict = "WIDER than the precision: not a stable answer"
 		}
 		ew.printf("spread: a run failed at %s, one passed at %s (%.0f%%, %s)\n",
-			ratingTarget(r.By, *r.SpreadLow), ratingTarget(r.By, *r.SpreadHigh), rel*100, verdict)
+			format.Target(r.By, *r.SpreadLow), format.Target(r.By, *r.SpreadHigh), rel*100, verdict)
 	}
 	if cv := r.MachineCV; cv != nil {
 		verdict := "steadier than the precision"
@@ -190,7 +182,7 @@ func RatingList(w io.Writer, rs []results.Rating) error {
 	for _, r := range rs {
 		answer, spread := "-", "-"
 		if r.Answer != nil {
-			answer = ratingTarget(r.By, *r.Answer)
+			answer = format.Target(r.By, *r.Answer)
 		}
 		if rel, wider, ok := ratingSpread(r); ok {
 			spread = fmt.Sprintf("%.0f%%", rel*100)

@@ -118,7 +118,7 @@ func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) er
 			for _, t := range s.Terms {
 				terms = append(terms, t.String())
 			}
-			fmt.Fprintf(e.stderr, "  %s %s: %s — %s (run %d, %.1fs)\n", s.Kind, targetText(opts.By, s.Target), verdict, strings.Join(terms, ", "), s.RunID, s.Seconds)
+			fmt.Fprintf(e.stderr, "  %s %s: %s — %s (run %d, %.1fs)\n", s.Kind, format.Target(opts.By, s.Target), verdict, strings.Join(terms, ", "), s.RunID, s.Seconds)
 		}
 	}
 	r, rateErr := rating.Rate(ctx, opts, hooks)
@@ -132,13 +132,6 @@ func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) er
 		return errInterrupted
 	}
 	return rateErr
-}
-
-func targetText(by string, x float64) string {
-	if by == rating.ByClients {
-		return fmt.Sprintf("%.0f clients", x)
-	}
-	return fmt.Sprintf("%.6g ops/s", x)
 }
 
 // options checks rate's own flags and builds the rating's options; the
