@@ -19,22 +19,6 @@ import (
 	"github.com/dbrig/dbrig/sla"
 )
 
-// rateFlags are `dbrig rate`'s own flags, beside those of `dbrig run`.
-type rateFlags struct {
-	sla         listFlag
-	slaDuration time.Duration
-	by          string
-	precision   string
-	reset       string
-	max         float64
-	noEarly     bool
-	probe       bool
-	votes       int
-	minTail     int
-	settle      bool
-	steadiness  time.Duration // 0: the machine's steadiness is not measured
-}
-
 // rateCmd: dbrig rate [run flags] --sla EXPR … — or dbrig rate list,
 // dbrig rate show ID for stored ratings.
 func rateCmd(ctx context.Context, e *env, args []string) error {
@@ -42,21 +26,21 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 		return rateShow(ctx, e, args)
 	}
 	f := &runFlags{set: map[string]bool{}}
-	rf := &rateFlags{}
+	rf := &rating.Flags{}
 	fs := newFlagSet("dbrig rate", e.stderr)
 	f.define(fs, true)
-	fs.Var(&rf.sla, "sla", "an SLA term or comma-separated terms: p95<100ms, p99.9<1s, READ.p99<10ms, errors<0.1%, dropped=0, unpredictable<0.01% (stale reads); repeatable")
-	fs.DurationVar(&rf.slaDuration, "sla-duration", 60*time.Second, "how long the SLA must hold: the final confirmation run's length (Δ)")
-	fs.StringVar(&rf.by, "by", rating.ByRate, "what to find the highest of: rate (throughput, open model) or clients (closed model)")
-	fs.StringVar(&rf.precision, "precision", "5%", "stop the search when the answer is known within this (relative)")
-	fs.StringVar(&rf.reset, "reset", rating.ResetReload, "how the data set is reset between experiments: "+strings.Join(rating.Strategies, ", "))
-	fs.Float64Var(&rf.max, "max", 0, "the highest rate (or clients) to try (0 = no bound)")
-	fs.BoolVar(&rf.noEarly, "no-early-stop", false, "run every experiment for its full length, even when its outcome is certain")
-	fs.BoolVar(&rf.probe, "probe", true, "by rate without --rate: first measure the store's capacity (the client pool back to back, closed model, one --duration) and start the search at half of it; --probe=false starts at 100 ops/s")
-	fs.IntVar(&rf.votes, "votes", rating.DefaultVotes, "a target that fails is run again until a majority of up to this many runs agrees (odd; 1 = no repeats); a pass is taken at once")
-	fs.IntVar(&rf.minTail, "min-tail", rating.DefaultMinTail, "by rate, each experiment lasts until this many operations lie beyond the SLA's percentile (p95: 20× as many in all; at most 10× --duration); 0 = no minimum")
-	fs.BoolVar(&rf.settle, "settle", true, "after the first load and each reset, wait until the store has finished its background work (compactions, vacuum) before the experiment; --settle=false skips it")
-	fs.DurationVar(&rf.steadiness, "steadiness", 5*time.Second, "first measure this long how steady this machine's speed is (stored, and a warning when less steady than the precision); 0 = skip")
+	fs.Var((*listFlag)(&rf.SLA), "sla", "an SLA term or comma-separated terms: p95<100ms, p99.9<1s, READ.p99<10ms, errors<0.1%, dropped=0, unpredictable<0.01% (stale reads); repeatable")
+	fs.DurationVar(&rf.SLADuration, "sla-duration", 60*time.Second, "how long the SLA must hold: the final confirmation run's length (Δ)")
+	fs.StringVar(&rf.By, "by", rating.ByRate, "what to find the highest of: rate (throughput, open model) or clients (closed model)")
+	fs.StringVar(&rf.Precision, "precision", "5%", "stop the search when the answer is known within this (relative)")
+	fs.StringVar(&rf.Reset, "reset", rating.ResetReload, "how the data set is reset between experiments: "+strings.Join(rating.Strategies, ", "))
+	fs.Float64Var(&rf.Max, "max", 0, "the highest rate (or clients) to try (0 = no bound)")
+	fs.BoolVar(&rf.NoEarlyStop, "no-early-stop", false, "run every experiment for its full length, even when its outcome is certain")
+	fs.BoolVar(&rf.Probe, "probe", true, "by rate without --rate: first measure the store's capacity (the client pool back to back, closed model, one --duration) and start the search at half of it; --probe=false starts at 100 ops/s")
+	fs.IntVar(&rf.Votes, "votes", rating.DefaultVotes, "a target that fails is run again until a majority of up to this many runs agrees (odd; 1 = no repeats); a pass is taken at once")
+	fs.IntVar(&rf.MinTail, "min-tail", rating.DefaultMinTail, "by rate, each experiment lasts until this many operations lie beyond the SLA's percentile (p95: 20× as many in all; at most 10× --duration); 0 = no minimum")
+	fs.BoolVar(&rf.Settle, "settle", true, "after the first load and each reset, wait until the store has finished its background work (compactions, vacuum) before the experiment; --settle=false skips it")
+	fs.DurationVar(&rf.Steadiness, "steadiness", 5*time.Second, "first measure this long how steady this machine's speed is (stored, and a warning when less steady than the precision); 0 = skip")
 	var sets listFlag
 	fs.Var(&sets, "set", "with an experiment FILE: override a value of the file (key.path=value, e.g. rate.reset=keep); repeatable")
 	dry := fs.Bool("dry-run", false, "with an experiment FILE: print what the rating would run and exit")
@@ -80,7 +64,7 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	if len(sets) > 0 || *dry {
 		return usagef("dbrig rate: --set and --dry-run need an experiment file: dbrig rate FILE.yaml")
 	}
-	opts, err := rf.options(f, append([]string{"rate"}, args...))
+	opts, err := rateOptions(rf, f, append([]string{"rate"}, args...))
 	if err != nil {
 		return err
 	}
@@ -134,27 +118,27 @@ func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) er
 	return rateErr
 }
 
-// options checks rate's own flags and builds the rating's options; the
+// rateOptions checks rate's own flags and builds the rating's options; the
 // search starts at --rate (or --clients with --by clients).
-func (rf *rateFlags) options(f *runFlags, args []string) (rating.Options, error) {
+func rateOptions(rf *rating.Flags, f *runFlags, args []string) (rating.Options, error) {
 	var o rating.Options
-	if len(rf.sla) == 0 {
+	if len(rf.SLA) == 0 {
 		return o, usagef("dbrig rate: expected an SLA, e.g. --sla 'p95<100ms' (repeatable)")
 	}
-	s, err := sla.Parse(rf.sla...)
+	s, err := sla.Parse(rf.SLA...)
 	if err != nil {
 		return o, &experiment.InputError{Err: err}
 	}
-	prec, err := parsePrecision(rf.precision)
+	prec, err := rating.ParsePrecision(rf.Precision)
 	if err != nil {
-		return o, err
+		return o, &usageError{msg: err.Error()}
 	}
-	if rf.by == rating.ByClients && (f.set["rate"] || f.set["target"]) {
+	if rf.By == rating.ByClients && (f.set["rate"] || f.set["target"]) {
 		return o, usagef("--by clients searches the number of clients (closed model): remove --rate")
 	}
-	if f.set["probe"] && rf.probe {
+	if f.set["probe"] && rf.Probe {
 		switch {
-		case rf.by == rating.ByClients:
+		case rf.By == rating.ByClients:
 			return o, usagef("--probe measures the capacity a search by rate starts from; --by clients starts at --clients (1 without it): remove --probe")
 		case f.set["rate"] || f.set["target"]:
 			return o, usagef("--probe measures the capacity the search starts from, and --rate gives the start: remove one")
@@ -163,15 +147,15 @@ func (rf *rateFlags) options(f *runFlags, args []string) (rating.Options, error)
 	if f.set["hdrlog"] {
 		return o, usagef("--hdrlog: a rating runs several experiments; use dbrig run at the answer for a log")
 	}
-	o = rating.Options{SLA: s, By: rf.by, Precision: prec, SLADuration: rf.slaDuration, Max: rf.max, Reset: rf.reset, NoEarlyStop: rf.noEarly,
-		NoProbe: !rf.probe, Votes: rf.votes, MinTail: rf.minTail, NoSettle: !rf.settle, Steadiness: rf.steadiness}
-	if rf.votes < 1 || rf.votes%2 == 0 {
-		return o, usagef("--votes %d: expected an odd number of runs (1: every first verdict is final, 3: a failure must repeat)", rf.votes)
+	o = rating.Options{SLA: s, By: rf.By, Precision: prec, SLADuration: rf.SLADuration, Max: rf.Max, Reset: rf.Reset, NoEarlyStop: rf.NoEarlyStop,
+		NoProbe: !rf.Probe, Votes: rf.Votes, MinTail: rf.MinTail, NoSettle: !rf.Settle, Steadiness: rf.Steadiness}
+	if rf.Votes < 1 || rf.Votes%2 == 0 {
+		return o, usagef("--votes %d: expected an odd number of runs (1: every first verdict is final, 3: a failure must repeat)", rf.Votes)
 	}
-	if rf.minTail < 0 {
-		return o, usagef("--min-tail %d: expected a number of operations, 0 for no minimum", rf.minTail)
+	if rf.MinTail < 0 {
+		return o, usagef("--min-tail %d: expected a number of operations, 0 for no minimum", rf.MinTail)
 	}
-	if rf.minTail == 0 {
+	if rf.MinTail == 0 {
 		o.MinTail = -1
 	}
 	// Every experiment warms up (default: 1 s, at most half of it) so that
@@ -187,7 +171,7 @@ func (rf *rateFlags) options(f *runFlags, args []string) (rating.Options, error)
 	for k, v := range f.set {
 		base.set[k] = v
 	}
-	switch rf.by {
+	switch rf.By {
 	case rating.ByClients:
 		if f.set["clients"] || f.set["threads"] {
 			o.Start = float64(f.clients)
@@ -201,9 +185,9 @@ func (rf *rateFlags) options(f *runFlags, args []string) (rating.Options, error)
 		delete(base.set, "rate")
 		delete(base.set, "target")
 	}
-	o.Step = rf.slaDuration / 4
+	o.Step = rf.SLADuration / 4
 	if o.Step < 2*time.Second {
-		o.Step = min(2*time.Second, rf.slaDuration)
+		o.Step = min(2*time.Second, rf.SLADuration)
 	}
 	if f.set["duration"] {
 		o.Step = f.duration
@@ -211,23 +195,6 @@ func (rf *rateFlags) options(f *runFlags, args []string) (rating.Options, error)
 	}
 	o.Base = base.options(true, args)
 	return o, nil
-}
-
-// parsePrecision reads "5%" or "0.05".
-func parsePrecision(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
-	if err != nil {
-		return 0, usagef("--precision %q: expected a percentage such as 5%% (or a fraction such as 0.05)", s)
-	}
-	if pct {
-		v /= 100
-	}
-	if !(v > 0 && v <= 0.5) {
-		return 0, usagef("--precision %q: expected more than 0%% and at most 50%%", s)
-	}
-	return v, nil
 }
 
 // printRating prints the stored rating as a table (stderr with --json,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -218,7 +217,7 @@ func printSummary(ctx context.Context, e *env, f *runFlags, plan *experiment.Pla
 			report.YCSB(table, s)
 		}
 	}
-	printStored(table, out)
+	report.Stored(table, out)
 	if f.jsonOut {
 		report.JSONRunWorkers(e.stdout, out.RunID, out.Status, out.Phases, out.Metrics, storedWorkers(ctx, e, f, plan, out))
 	}
@@ -243,14 +242,4 @@ func storedWorkers(ctx context.Context, e *env, f *runFlags, plan *experiment.Pl
 	}
 	fmt.Fprintf(e.stderr, "warning: --json without the per-worker figures: %v (see: dbrig runs show %d --json)\n", err, out.RunID)
 	return nil
-}
-
-// printStored says whether the run is in the results store: never "stored"
-// when a write failed (a full disk), so nobody trusts a partial record.
-func printStored(w io.Writer, out *experiment.Outcome) {
-	if out.StoreErr != nil {
-		fmt.Fprintf(w, "run %d was NOT stored completely (%v); what was written before is kept: dbrig runs show %d\n", out.RunID, out.StoreErr, out.RunID)
-		return
-	}
-	fmt.Fprintf(w, "run %d stored (%s); see: dbrig runs show %d\n", out.RunID, out.Status, out.RunID)
 }
