@@ -9,7 +9,6 @@ import (
 
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/experiment"
-	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/rating"
 	"github.com/dbrig/dbrig/report"
 )
@@ -65,7 +64,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	if *jsonOut {
 		table = e.stderr
 	}
-	var prog *progress
+	var prog *report.ProgressLine
 	hooks := experiment.Hooks{
 		Warn: func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) },
 		ClusterUp: func(nodes []cluster.Node) {
@@ -83,15 +82,11 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		if *quiet {
 			return
 		}
-		prog.close()
-		prog = newProgress(e.stderr, map[string]bound{
-			measure.PhaseLoad:    {ops: r.Plan.LoadOps()},
-			measure.PhaseWarmup:  {dur: r.Plan.Config.Warmup},
-			measure.PhaseMeasure: {ops: r.Plan.Config.Operations, dur: r.Plan.Config.Duration},
-		})
+		prog.Close()
+		prog = report.PlanProgress(e.stderr, r.Plan)
 		hooks.Observer = prog
 	})
-	prog.close()
+	prog.Close()
 	interrupted := false
 	var failedVerdicts []string
 	for _, o := range outs {

@@ -98,7 +98,7 @@ func parseK8sFlags(e *env, sub string, args []string) (*k8sFlags, *runFlags, str
 	// --workers and --connect-timeout are run's flags (worker.go), read
 	// here: the workers are pods, and pods start in any order (image pulls
 	// take time), so the wait is longer by default.
-	kf.workers, kf.connectTimeout = rf.wf.workers, rf.wf.connectTimeout
+	kf.workers, kf.connectTimeout = rf.wf.Workers, rf.wf.ConnectTimeout
 	if !rf.set["connect-timeout"] {
 		kf.connectTimeout = 5 * time.Minute
 	}

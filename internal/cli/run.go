@@ -11,10 +11,10 @@ import (
 
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/experiment"
-	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
+	"github.com/dbrig/dbrig/workers"
 )
 
 // runFlags are the flags of `dbrig run` and `dbrig load`. YCSB's own flags
@@ -171,25 +171,21 @@ func execute(ctx context.Context, e *env, f *runFlags, withRun bool, args []stri
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
 	hooks := experiment.Hooks{Warn: func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) }}
-	var prog *progress
+	var prog *report.ProgressLine
 	if !f.quiet {
-		prog = newProgress(e.stderr, map[string]bound{
-			measure.PhaseLoad:    {ops: plan.LoadOps()},
-			measure.PhaseWarmup:  {dur: plan.Config.Warmup},
-			measure.PhaseMeasure: {ops: plan.Config.Operations, dur: plan.Config.Duration},
-		})
+		prog = report.PlanProgress(e.stderr, plan)
 		hooks.Observer = prog
 		hooks.Started = func(s experiment.Started) {
 			fmt.Fprintf(e.stderr, "run %d: %s on %s (%s); results in %s\n", s.RunID, plan.WorkloadName(), plan.Driver, s.Target, s.Store)
 		}
 	}
 	var out *experiment.Outcome
-	if f.wf.workers > 0 {
-		out, err = executeOnWorkers(ctx, e, f.wf, plan, hooks)
+	if f.wf.Workers > 0 {
+		out, err = workers.Execute(ctx, workers.Local(f.wf), plan, hooks, e.stderr)
 	} else {
 		out, err = experiment.Execute(ctx, plan, hooks)
 	}
-	prog.close()
+	prog.Close()
 	if out == nil {
 		return err
 	}
@@ -228,7 +224,7 @@ func printSummary(ctx context.Context, e *env, f *runFlags, plan *experiment.Pla
 // --json says which worker fell behind as `runs show --json` does. nil for a
 // run of one process, or when the store cannot be read (said on stderr).
 func storedWorkers(ctx context.Context, e *env, f *runFlags, plan *experiment.Plan, out *experiment.Outcome) *analysis.Workers {
-	if f.wf.workers == 0 || out.StoreErr != nil {
+	if f.wf.Workers == 0 || out.StoreErr != nil {
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx) // an interrupted run's workers are still worth printing
