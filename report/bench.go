@@ -43,6 +43,22 @@ func BenchRun(w io.Writer, o experiment.BenchOutcome) (failed []string) {
 	return failed
 }
 
+// RunSummary prints a finished run of dbrig run or load (named name):
+// its summary table, load line, headline metrics, YCSB's lines when asked,
+// and whether it was stored.
+func RunSummary(w io.Writer, name string, plan *experiment.Plan, out *experiment.Outcome, ycsb bool) {
+	fmt.Fprintln(w)
+	Summary(w, Header{RunID: out.RunID, Name: name, System: plan.Driver, Workload: plan.WorkloadName(), Status: out.Status}, out.Phases)
+	LoadLine(w, out.Phases)
+	Headline(w, out.Metrics)
+	if ycsb {
+		if s, ok := out.Measured(); ok {
+			YCSB(w, s)
+		}
+	}
+	Stored(w, out)
+}
+
 // Stored says whether the run is in the results store: never "stored"
 // when a write failed (a full disk), so nobody trusts a partial record.
 func Stored(w io.Writer, out *experiment.Outcome) {

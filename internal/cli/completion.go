@@ -24,32 +24,6 @@ func completionCmd(_ context.Context, e *env, args []string) error {
 	return writeBashCompletion(e.stdout)
 }
 
-// propertyNames lists every property dbrig knows: each driver's declared
-// ones, and what resolving a plain run reads (YCSB's workload, the runner).
-func propertyNames() []string {
-	seen := map[string]bool{}
-	reg := registry()
-	for _, name := range reg.Names() {
-		for _, d := range reg[name].Props {
-			seen[d.Key] = true
-		}
-	}
-	if p, err := experiment.Resolve(experiment.Options{Driver: "null"}); err == nil {
-		for _, k := range p.Props.Looked() {
-			seen[k] = true
-		}
-	}
-	for _, d := range tpcc.Props() {
-		seen[d.Key] = true
-	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func flagNames(define func(*flag.FlagSet)) []string {
 	fs := flag.NewFlagSet("", flag.ContinueOnError)
 	define(fs)
@@ -71,7 +45,7 @@ func writeBashCompletion(w io.Writer) error {
 	}
 	sort.Strings(cmds)
 	runFlagList := flagNames(func(fs *flag.FlagSet) { (&runFlags{}).define(fs, true) })
-	props := propertyNames()
+	props := experiment.PropertyNames()
 	for i, p := range props {
 		props[i] = p + "="
 	}

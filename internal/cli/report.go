@@ -5,12 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/internal/outfile"
@@ -112,30 +109,10 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return &experiment.InputError{Err: fmt.Errorf("--addr %s: %w", *addr, err)}
+	err = web.Serve(ctx, store, *addr, e.stderr)
+	var le *web.ListenError
+	if errors.As(err, &le) {
+		return &experiment.InputError{Err: err}
 	}
-	if !isLoopback(ln.Addr()) {
-		fmt.Fprintf(e.stderr, "warning: the dashboard listens on %s, reachable from other machines; it has no login (use 127.0.0.1:PORT to keep it local)\n", ln.Addr())
-	}
-	srv := &http.Server{Handler: web.NewServer(store), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(e.stderr, "dbrig dashboard on http://%s (results: %s); Ctrl-C stops it\n", ln.Addr(), store.Name())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		return srv.Shutdown(sctx)
-	}
-}
-
-// isLoopback tells whether a listening address is reachable from this
-// machine only.
-func isLoopback(a net.Addr) bool {
-	ta, ok := a.(*net.TCPAddr)
-	return ok && ta.IP.IsLoopback()
+	return err
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/report"
-	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/workers"
 )
@@ -204,38 +203,17 @@ func printSummary(ctx context.Context, e *env, f *runFlags, plan *experiment.Pla
 	if f.jsonOut {
 		table = e.stderr
 	}
-	fmt.Fprintln(table)
-	report.Summary(table, report.Header{RunID: out.RunID, Name: f.name, System: plan.Driver, Workload: plan.WorkloadName(), Status: out.Status}, out.Phases)
-	report.LoadLine(table, out.Phases)
-	report.Headline(table, out.Metrics)
-	if f.ycsbOut {
-		if s, ok := out.Measured(); ok {
-			report.YCSB(table, s)
+	report.RunSummary(table, f.name, plan, out, f.ycsbOut)
+	if !f.jsonOut {
+		return
+	}
+	var ws *analysis.Workers
+	if f.wf.Workers > 0 && out.StoreErr == nil {
+		// Each worker stored its own figures; the merged outcome has none.
+		var err error
+		if ws, err = analysis.StoredWorkers(ctx, plan.Store, out.RunID); err != nil {
+			fmt.Fprintf(e.stderr, "warning: --json without the per-worker figures: %v (see: dbrig runs show %d --json)\n", err, out.RunID)
 		}
 	}
-	report.Stored(table, out)
-	if f.jsonOut {
-		report.JSONRunWorkers(e.stdout, out.RunID, out.Status, out.Phases, out.Metrics, storedWorkers(ctx, e, f, plan, out))
-	}
-}
-
-// storedWorkers reads a distributed run's per-worker figures back from the
-// store (each worker reported its own; the merged outcome has none), so
-// --json says which worker fell behind as `runs show --json` does. nil for a
-// run of one process, or when the store cannot be read (said on stderr).
-func storedWorkers(ctx context.Context, e *env, f *runFlags, plan *experiment.Plan, out *experiment.Outcome) *analysis.Workers {
-	if f.wf.Workers == 0 || out.StoreErr != nil {
-		return nil
-	}
-	ctx = context.WithoutCancel(ctx) // an interrupted run's workers are still worth printing
-	store, err := results.OpenExisting(ctx, plan.Store)
-	if err == nil {
-		defer store.Close()
-		var runs []analysis.Run
-		if runs, err = analysis.ReadRuns(ctx, store, []int64{out.RunID}); err == nil {
-			return analysis.WorkersOf(runs[0])
-		}
-	}
-	fmt.Fprintf(e.stderr, "warning: --json without the per-worker figures: %v (see: dbrig runs show %d --json)\n", err, out.RunID)
-	return nil
+	report.JSONRunWorkers(e.stdout, out.RunID, out.Status, out.Phases, out.Metrics, ws)
 }

@@ -1,0 +1,103 @@
+package cluster
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"time"
+)
+
+// What dbrig cluster up, status and env ask of a state file's cluster.
+
+// AliveNodes counts the nodes whose process is still running.
+func (s State) AliveNodes() int {
+	n := 0
+	for _, nd := range s.Nodes {
+		if nd.Alive() {
+			n++
+		}
+	}
+	return n
+}
+
+// Mismatch says why the cluster of state s is not the one asked for
+// (recipe r with the given ports), or "" when it is: same system, same
+// nodes, the given ports, every node alive and accepting connections.
+func (s State) Mismatch(r Recipe, ports map[string]int) string {
+	if s.System != r.System() {
+		return "it runs " + s.System + ", not " + r.System()
+	}
+	planned, _, err := Plan(r, nil)
+	if err != nil {
+		return err.Error()
+	}
+	var want, have []string
+	for _, n := range planned {
+		want = append(want, n.Name)
+	}
+	byName := map[string]Node{}
+	for _, n := range s.Nodes {
+		have = append(have, n.Name)
+		byName[n.Name] = n
+	}
+	if strings.Join(want, ",") != strings.Join(have, ",") {
+		return fmt.Sprintf("its nodes are %s, not %s", strings.Join(have, ", "), strings.Join(want, ", "))
+	}
+	for k, p := range ports {
+		node, name, _ := strings.Cut(k, ".")
+		if got := byName[node].Ports[name]; got != p {
+			return fmt.Sprintf("%s is on port %d, not %d", k, got, p)
+		}
+	}
+	for _, n := range s.Nodes {
+		if !n.Alive() {
+			return "node " + n.Name + " is not running"
+		}
+		c, err := net.DialTimeout("tcp", n.Addr, 2*time.Second)
+		if err != nil {
+			return fmt.Sprintf("node %s does not answer on %s (%v)", n.Name, n.Addr, err)
+		}
+		c.Close()
+	}
+	return ""
+}
+
+// EnvName is prefix + key in upper case, every character that a shell
+// variable name cannot hold turned into '_'.
+func EnvName(prefix, key string) string {
+	b := []byte(strings.ToUpper(key))
+	for i, c := range b {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return prefix + string(b)
+}
+
+// ValidEnvPrefix tells whether p can begin a shell variable's name.
+func ValidEnvPrefix(p string) bool {
+	for i, c := range p {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// ShellQuote single-quotes s for a POSIX shell: nothing inside is
+// special but the single quote itself, which ends the quoting, is written
+// escaped, and quoting starts again.
+func ShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ShellWord is s as one word for a POSIX shell: as it is when it holds
+// nothing special, else single-quoted.
+func ShellWord(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/=@%+", r))
+	}) < 0 {
+		return s
+	}
+	return ShellQuote(s)
+}
