@@ -367,6 +367,53 @@ func dryStart(o Options) string {
 	return "half the capacity probed"
 }
 
+// FromFlags builds a rating from the rate command's flags alone (no
+// experiment file): rf; where the search starts (start; 0: not given);
+// each experiment's length when given (step; else a quarter of the SLA's,
+// at least 2 s); whether --warmup 0 turned the warmup off. The caller sets
+// Base.
+func FromFlags(rf Flags, start float64, step time.Duration, stepGiven, noWarmup bool) (Options, error) {
+	var o Options
+	bad := func(format string, args ...any) (Options, error) {
+		return o, &experiment.InputError{Err: fmt.Errorf(format, args...)}
+	}
+	if len(rf.SLA) == 0 {
+		return bad("dbrig rate: expected an SLA, e.g. --sla 'p95<100ms' (repeatable)")
+	}
+	s, err := sla.Parse(rf.SLA...)
+	if err != nil {
+		return o, &experiment.InputError{Err: err}
+	}
+	prec, err := ParsePrecision(rf.Precision)
+	if err != nil {
+		return o, &experiment.InputError{Err: err}
+	}
+	if rf.Votes < 1 || rf.Votes%2 == 0 {
+		return bad("--votes %d: expected an odd number of runs (1: every first verdict is final, 3: a failure must repeat)", rf.Votes)
+	}
+	if rf.MinTail < 0 {
+		return bad("--min-tail %d: expected a number of operations, 0 for no minimum", rf.MinTail)
+	}
+	o = Options{SLA: s, By: rf.By, Precision: prec, SLADuration: rf.SLADuration, Max: rf.Max, Reset: rf.Reset, NoEarlyStop: rf.NoEarlyStop,
+		NoProbe: !rf.Probe, Votes: rf.Votes, MinTail: rf.MinTail, NoSettle: !rf.Settle, Steadiness: rf.Steadiness, Start: start, Step: step}
+	if rf.MinTail == 0 {
+		o.MinTail = -1
+	}
+	// Every experiment warms up (default: 1 s, at most half of it) so that
+	// connections opened by its fresh driver are not in the SLA's sample;
+	// --warmup 0 turns that off.
+	if noWarmup {
+		o.Warmup = -1
+	}
+	if !stepGiven {
+		o.Step = rf.SLADuration / 4
+		if o.Step < 2*time.Second {
+			o.Step = min(2*time.Second, rf.SLADuration)
+		}
+	}
+	return o, nil
+}
+
 // ParsePrecision reads a rating's precision: "5%" or "0.05", more than 0
 // and at most 50%.
 func ParsePrecision(s string) (float64, error) {

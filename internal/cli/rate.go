@@ -6,17 +6,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/format"
-	"github.com/dbrig/dbrig/internal/outfile"
 	"github.com/dbrig/dbrig/rating"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
-	"github.com/dbrig/dbrig/sla"
 )
 
 // rateCmd: dbrig rate [run flags] --sla EXPR … — or dbrig rate list,
@@ -118,83 +118,39 @@ func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) er
 	return rateErr
 }
 
-// rateOptions checks rate's own flags and builds the rating's options; the
-// search starts at --rate (or --clients with --by clients).
+// rateOptions checks rate's own flags against run's and builds the
+// rating's options; the search starts at --rate (or --clients with --by
+// clients), and --duration is each search experiment's length.
 func rateOptions(rf *rating.Flags, f *runFlags, args []string) (rating.Options, error) {
-	var o rating.Options
-	if len(rf.SLA) == 0 {
-		return o, usagef("dbrig rate: expected an SLA, e.g. --sla 'p95<100ms' (repeatable)")
-	}
-	s, err := sla.Parse(rf.SLA...)
-	if err != nil {
-		return o, &experiment.InputError{Err: err}
-	}
-	prec, err := rating.ParsePrecision(rf.Precision)
-	if err != nil {
-		return o, &usageError{msg: err.Error()}
-	}
 	if rf.By == rating.ByClients && (f.set["rate"] || f.set["target"]) {
-		return o, usagef("--by clients searches the number of clients (closed model): remove --rate")
+		return rating.Options{}, usagef("--by clients searches the number of clients (closed model): remove --rate")
 	}
 	if f.set["probe"] && rf.Probe {
 		switch {
 		case rf.By == rating.ByClients:
-			return o, usagef("--probe measures the capacity a search by rate starts from; --by clients starts at --clients (1 without it): remove --probe")
+			return rating.Options{}, usagef("--probe measures the capacity a search by rate starts from; --by clients starts at --clients (1 without it): remove --probe")
 		case f.set["rate"] || f.set["target"]:
-			return o, usagef("--probe measures the capacity the search starts from, and --rate gives the start: remove one")
+			return rating.Options{}, usagef("--probe measures the capacity the search starts from, and --rate gives the start: remove one")
 		}
 	}
 	if f.set["hdrlog"] {
-		return o, usagef("--hdrlog: a rating runs several experiments; use dbrig run at the answer for a log")
+		return rating.Options{}, usagef("--hdrlog: a rating runs several experiments; use dbrig run at the answer for a log")
 	}
-	o = rating.Options{SLA: s, By: rf.By, Precision: prec, SLADuration: rf.SLADuration, Max: rf.Max, Reset: rf.Reset, NoEarlyStop: rf.NoEarlyStop,
-		NoProbe: !rf.Probe, Votes: rf.Votes, MinTail: rf.MinTail, NoSettle: !rf.Settle, Steadiness: rf.Steadiness}
-	if rf.Votes < 1 || rf.Votes%2 == 0 {
-		return o, usagef("--votes %d: expected an odd number of runs (1: every first verdict is final, 3: a failure must repeat)", rf.Votes)
-	}
-	if rf.MinTail < 0 {
-		return o, usagef("--min-tail %d: expected a number of operations, 0 for no minimum", rf.MinTail)
-	}
-	if rf.MinTail == 0 {
-		o.MinTail = -1
-	}
-	// Every experiment warms up (default: 1 s, at most half of it) so that
-	// connections opened by its fresh driver are not in the SLA's sample;
-	// --warmup 0 turns that off.
-	if f.set["warmup"] && f.warmup == 0 {
-		o.Warmup = -1
-	}
-	// --rate and --clients say where the search starts; --duration is each
-	// search experiment's length (default: a quarter of the SLA's, at least 2 s).
 	base := *f
-	base.set = map[string]bool{}
-	for k, v := range f.set {
-		base.set[k] = v
+	base.set = maps.Clone(f.set)
+	start, startKeys := f.rate, []string{"rate", "target"}
+	if rf.By == rating.ByClients {
+		start, startKeys = float64(f.clients), []string{"clients", "threads"}
 	}
-	switch rf.By {
-	case rating.ByClients:
-		if f.set["clients"] || f.set["threads"] {
-			o.Start = float64(f.clients)
-		}
-		delete(base.set, "clients")
-		delete(base.set, "threads")
-	default:
-		if f.set["rate"] || f.set["target"] {
-			o.Start = f.rate
-		}
-		delete(base.set, "rate")
-		delete(base.set, "target")
+	if !f.set[startKeys[0]] && !f.set[startKeys[1]] {
+		start = 0
 	}
-	o.Step = rf.SLADuration / 4
-	if o.Step < 2*time.Second {
-		o.Step = min(2*time.Second, rf.SLADuration)
+	for _, k := range append(startKeys, "duration") {
+		delete(base.set, k)
 	}
-	if f.set["duration"] {
-		o.Step = f.duration
-		delete(base.set, "duration")
-	}
+	o, err := rating.FromFlags(*rf, start, f.duration, f.set["duration"], f.set["warmup"] && f.warmup == 0)
 	o.Base = base.options(true, args)
-	return o, nil
+	return o, err
 }
 
 // printRating prints the stored rating as a table (stderr with --json,
@@ -249,12 +205,8 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 		return usagef("dbrig rate: expected list or show ID [--png FILE]")
 	}
 	if *png != "" {
-		var protected []outfile.Path
-		if f, ok := results.File(*storeDSN); ok {
-			protected = append(protected, outfile.Path{Role: "results store", Path: f})
-		}
-		if err := outfile.Check([]outfile.Path{{Role: "--png", Path: *png}}, protected); err != nil {
-			return &experiment.InputError{Err: err}
+		if err := checkOut("--png", *png, *storeDSN); err != nil {
+			return err
 		}
 	}
 	store, err := results.OpenExisting(ctx, *storeDSN)
@@ -286,16 +238,8 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 	if *png == "" {
 		return nil
 	}
-	f, err := outfile.Create(*png)
-	if err != nil {
-		return fmt.Errorf("--png %s: %w", *png, err)
-	}
-	if err := report.RatingPNG(f, r); err != nil {
-		f.Abort()
+	if err := writeOut(*png, "--png "+*png+": ", func(w io.Writer) error { return report.RatingPNG(w, r) }); err != nil {
 		return err
-	}
-	if err := f.Commit(); err != nil {
-		return fmt.Errorf("--png %s: %w", *png, err)
 	}
 	fmt.Fprintf(e.stderr, "plot written to %s\n", *png)
 	return nil
@@ -311,12 +255,8 @@ func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string) err
 	if out == "" {
 		out = "rating-" + idText + ".html"
 	}
-	var protected []outfile.Path
-	if f, ok := results.File(storeDSN); ok {
-		protected = append(protected, outfile.Path{Role: "results store", Path: f})
-	}
-	if err := outfile.Check([]outfile.Path{{Role: "-o", Path: out}}, protected); err != nil {
-		return &experiment.InputError{Err: err}
+	if err := checkOut("-o", out, storeDSN); err != nil {
+		return err
 	}
 	store, err := results.OpenExisting(ctx, storeDSN)
 	if err != nil {
@@ -330,15 +270,9 @@ func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string) err
 	if err != nil {
 		return err
 	}
-	f, err := outfile.Create(out)
-	if err != nil {
-		return err
-	}
-	defer f.Abort() // removes only the temporary file
-	if err := report.RatingHTML(f, r); err != nil {
-		return fmt.Errorf("report rating %d: %w", id, err)
-	}
-	if err := f.Commit(); err != nil {
+	if err := writeOut(out, "", func(w io.Writer) error {
+		return errPrefix(fmt.Sprintf("report rating %d: ", id), report.RatingHTML(w, r))
+	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\n", out)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -44,12 +45,8 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 	if *out == "" {
 		*out = "report-" + pos[0] + ".html"
 	}
-	var protected []outfile.Path
-	if f, ok := results.File(*storeDSN); ok {
-		protected = append(protected, outfile.Path{Role: "results store", Path: f})
-	}
-	if err := outfile.Check([]outfile.Path{{Role: "-o", Path: *out}}, protected); err != nil {
-		return &experiment.InputError{Err: err}
+	if err := checkOut("-o", *out, *storeDSN); err != nil {
+		return err
 	}
 	if *pngDir != "" {
 		if err := os.MkdirAll(*pngDir, 0o755); err != nil {
@@ -65,15 +62,7 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := outfile.Create(*out)
-	if err != nil {
-		return err
-	}
-	defer f.Abort() // removes only the temporary file, never *out
-	if err := report.RenderHTML(f, rep); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := f.Commit(); err != nil {
+	if err := writeOut(*out, "", func(w io.Writer) error { return errPrefix("report: ", report.RenderHTML(w, rep)) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\n", *out)
@@ -115,4 +104,39 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		return &experiment.InputError{Err: err}
 	}
 	return err
+}
+
+// checkOut refuses an output file (given with flag role) that would
+// overwrite the results store storeDSN, before anything runs (exit code 2).
+func checkOut(role, path, storeDSN string) error {
+	var protected []outfile.Path
+	if f, ok := results.File(storeDSN); ok {
+		protected = append(protected, outfile.Path{Role: "results store", Path: f})
+	}
+	if err := outfile.Check([]outfile.Path{{Role: role, Path: path}}, protected); err != nil {
+		return &experiment.InputError{Err: err}
+	}
+	return nil
+}
+
+// writeOut writes path through a temporary file renamed into place only
+// when write succeeded; prefix goes before the file's own errors.
+func writeOut(path, prefix string, write func(io.Writer) error) error {
+	f, err := outfile.Create(path)
+	if err != nil {
+		return errPrefix(prefix, err)
+	}
+	defer f.Abort() // removes only the temporary file, never path
+	if err := write(f); err != nil {
+		return err
+	}
+	return errPrefix(prefix, f.Commit())
+}
+
+// errPrefix is err with prefix before its text; nil stays nil.
+func errPrefix(prefix string, err error) error {
+	if err == nil || prefix == "" {
+		return err
+	}
+	return fmt.Errorf("%s%w", prefix, err)
 }
