@@ -1,13 +1,73 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
 
-// What dbrig cluster up, status and env ask of a state file's cluster.
+// What dbrig cluster up, status, env and logs ask of a state file's cluster.
+
+// DefaultStateFile is $XDG_STATE_HOME/dbrig/cluster.json, else
+// ~/.local/state/dbrig/cluster.json.
+func DefaultStateFile() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = os.TempDir()
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "dbrig", "cluster.json")
+}
+
+// LoadState reads the state file at path; ok is false when there is none.
+func LoadState(path string) (s State, ok bool, err error) {
+	s, err = ReadState(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return s, false, nil
+	}
+	return s, err == nil, err
+}
+
+// Existing looks at the state file of a cluster about to go up with recipe
+// r and the given ports. alive: the same cluster is up and answering (s
+// says which). A different cluster with a node alive, or a state file that
+// cannot be read, is an error. s without alive: a cluster whose every node
+// is gone, for the caller to clear (State.Down). Neither: no state file.
+func Existing(path string, r Recipe, ports map[string]int) (s *State, alive bool, err error) {
+	st, ok, err := LoadState(path)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w; remove it if no cluster of yours is up", err)
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	if n := st.AliveNodes(); n > 0 {
+		if why := st.Mismatch(r, ports); why != "" {
+			return nil, false, fmt.Errorf("a cluster is up already (%s, %d of %d nodes alive, state %s) but %s: `dbrig cluster down` first, or give another --state", st.System, n, len(st.Nodes), path, why)
+		}
+		return &st, true, nil
+	}
+	return &st, false, nil
+}
+
+// Node is the node called name.
+func (s State) Node(name string) (Node, error) {
+	var names []string
+	for _, n := range s.Nodes {
+		if n.Name == name {
+			return n, nil
+		}
+		names = append(names, n.Name)
+	}
+	return Node{}, fmt.Errorf("no node %q in the %s cluster (nodes: %s)", name, s.System, strings.Join(names, ", "))
+}
 
 // AliveNodes counts the nodes whose process is still running.
 func (s State) AliveNodes() int {

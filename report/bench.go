@@ -59,6 +59,21 @@ func RunSummary(w io.Writer, name string, plan *experiment.Plan, out *experiment
 	Stored(w, out)
 }
 
+// BenchEnd prints what ends a bench: the spread of the fault figures over
+// repeats, and which runs were stored and how to compare them.
+func BenchEnd(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome) {
+	Spreads(w, outs)
+	var ids []string
+	for _, o := range outs {
+		if o.Outcome != nil {
+			ids = append(ids, fmt.Sprint(o.Outcome.RunID))
+		}
+	}
+	if len(ids) > 0 {
+		fmt.Fprintf(w, "\n%d runs stored (tag experiment:%s); compare: dbrig report %s -o %s.html\n", len(ids), b.Name, strings.Join(ids, " "), b.Name)
+	}
+}
+
 // Stored says whether the run is in the results store: never "stored"
 // when a write failed (a full disk), so nobody trusts a partial record.
 func Stored(w io.Writer, out *experiment.Outcome) {

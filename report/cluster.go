@@ -25,6 +25,13 @@ func Nodes(w io.Writer, nodes []cluster.Node, aliveOf func(cluster.Node) bool) {
 	}
 }
 
+// StartedNodes lists the nodes of a cluster an experiment just started.
+func StartedNodes(w io.Writer, nodes []cluster.Node) {
+	for _, n := range nodes {
+		fmt.Fprintf(w, "node %-10s %-8s pid %-7d %s  log %s\n", n.Name, n.Role, n.PID, n.Addr, n.Log)
+	}
+}
+
 // ClusterUsage prints how to run against a cluster dbrig cluster up started
 // (driver drv, its properties props; secrets redacted) and stop it;
 // stateFlag is the --state flag the commands need ("" for the default).

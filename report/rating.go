@@ -14,6 +14,23 @@ import (
 // not import rating).
 const probeKind = "probe"
 
+// RatingDone prints a rating that just ended: its table, the rule that
+// gave the answer, the time the store spent settling, and the state the
+// data set was left in ("" when not said).
+func RatingDone(w io.Writer, r results.Rating, rule string, settleS float64, left string) error {
+	if err := Rating(w, r); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "rule: %s\n", rule)
+	if settleS > 0 {
+		fmt.Fprintf(w, "settle: %.1f s of the load and reset time (ζ, ω·ν) was the store settling\n", settleS)
+	}
+	if left != "" {
+		fmt.Fprintf(w, "data set: %s at the end (as loaded: a next rating can use --skip-load)\n", left)
+	}
+	return nil
+}
+
 // ratingValue shows an SLA term's measured value in its unit.
 func ratingValue(t results.RatingTerm) string {
 	switch t.Unit {

@@ -66,12 +66,8 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	}
 	var prog *report.ProgressLine
 	hooks := experiment.Hooks{
-		Warn: func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) },
-		ClusterUp: func(nodes []cluster.Node) {
-			for _, n := range nodes {
-				fmt.Fprintf(e.stderr, "node %-10s %-8s pid %-7d %s  log %s\n", n.Name, n.Role, n.PID, n.Addr, n.Log)
-			}
-		},
+		Warn:      func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) },
+		ClusterUp: func(nodes []cluster.Node) { report.StartedNodes(e.stderr, nodes) },
 		OnWorkers: benchOnWorkers(e), // workers: N in the file (worker.go)
 	}
 	stale := rating.NewBenchStale(slas)
@@ -105,16 +101,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		report.Stored(table, o.Outcome)
 		interrupted = interrupted || o.Outcome.Status == experiment.StatusInterrupted
 	}
-	report.Spreads(table, outs)
-	var ids []string
-	for _, o := range outs {
-		if o.Outcome != nil {
-			ids = append(ids, fmt.Sprint(o.Outcome.RunID))
-		}
-	}
-	if len(ids) > 0 {
-		fmt.Fprintf(table, "\n%d runs stored (tag experiment:%s); compare: dbrig report %s -o %s.html\n", len(ids), b.Name, strings.Join(ids, " "), b.Name)
-	}
+	report.BenchEnd(table, b, outs)
 	if *jsonOut {
 		report.BenchJSON(e.stdout, b, outs)
 	}

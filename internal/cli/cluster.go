@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,24 +42,10 @@ func clusterCmd(ctx context.Context, e *env, args []string) error {
 	return sub(ctx, e, args[1:])
 }
 
-// defaultStateFile is $XDG_STATE_HOME/dbrig/cluster.json, else
-// ~/.local/state/dbrig/cluster.json.
-func defaultStateFile() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			home = os.TempDir()
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "dbrig", "cluster.json")
-}
-
 // clusterFlags parses a subcommand's flags, --state among them, and
 // returns the positional arguments.
 func clusterFlags(fs *flag.FlagSet, args []string) (state string, pos []string, err error) {
-	st := fs.String("state", defaultStateFile(), "the state file of the cluster")
+	st := fs.String("state", cluster.DefaultStateFile(), "the state file of the cluster")
 	pos, err = parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return "", nil, errHelp
@@ -69,15 +54,6 @@ func clusterFlags(fs *flag.FlagSet, args []string) (state string, pos []string, 
 		return "", nil, &usageError{msg: err.Error()}
 	}
 	return *st, pos, nil
-}
-
-// readState reads the state file; ok is false when there is none.
-func readState(path string) (s cluster.State, ok bool, err error) {
-	s, err = cluster.ReadState(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return s, false, nil
-	}
-	return s, err == nil, err
 }
 
 func clusterUp(ctx context.Context, e *env, args []string) error {
@@ -155,19 +131,16 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	if recipe, err = withRecipeExtras(recipe, dbs, *pwEnv); err != nil {
 		return err
 	}
-	if s, ok, err := readState(state); err != nil {
-		return &experiment.InputError{Err: fmt.Errorf("%w; remove it if no cluster of yours is up", err)}
-	} else if ok {
-		if n := s.AliveNodes(); n > 0 {
-			// Idempotent: the same cluster, up and answering, is no error.
-			if why := s.Mismatch(recipe, ports); why != "" {
-				return &experiment.InputError{Err: fmt.Errorf("a cluster is up already (%s, %d of %d nodes alive, state %s) but %s: `dbrig cluster down` first, or give another --state", s.System, n, len(s.Nodes), state, why)}
-			}
-			fmt.Fprintf(e.stdout, "%s cluster is up already (state %s, dir %s): nothing to do\n", s.System, state, s.Dir)
-			report.Nodes(e.stdout, s.Nodes, nil)
-			return nil
-		}
-		// Every node is gone (a reboot, a kill): clear what is left.
+	s, alive, err := cluster.Existing(state, recipe, ports)
+	switch {
+	case err != nil:
+		return &experiment.InputError{Err: err}
+	case alive:
+		// Idempotent: the same cluster, up and answering, is no error.
+		fmt.Fprintf(e.stdout, "%s cluster is up already (state %s, dir %s): nothing to do\n", s.System, state, s.Dir)
+		report.Nodes(e.stdout, s.Nodes, nil)
+		return nil
+	case s != nil: // every node is gone (a reboot, a kill): clear what is left
 		if err := s.Down(ctx, state, time.Second); err != nil {
 			return fmt.Errorf("clear the stale state %s: %w", state, err)
 		}
@@ -186,7 +159,7 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%s cluster up in %v (state %s, dir %s)\n", cl.System(), time.Since(start).Round(100*time.Millisecond), state, cl.Dir())
 	report.Nodes(e.stdout, cl.Nodes(), nil)
 	stateFlag := ""
-	if state != defaultStateFile() {
+	if state != cluster.DefaultStateFile() {
 		stateFlag = " --state " + cluster.ShellWord(state)
 	}
 	report.ClusterUsage(e.stdout, drv, cl.Props(), stateFlag)
@@ -278,7 +251,7 @@ func clusterEnv(_ context.Context, e *env, args []string) error {
 	if !cluster.ValidEnvPrefix(*prefix) {
 		return usagef("dbrig cluster env: --prefix %q: expected letters, digits and _, not starting with a digit", *prefix)
 	}
-	s, ok, err := readState(state)
+	s, ok, err := cluster.LoadState(state)
 	if err != nil {
 		return err
 	}
@@ -305,7 +278,7 @@ func stateOf(e *env, cmd string, args []string) (state string, s cluster.State, 
 	if len(pos) != 0 {
 		return "", cluster.State{}, false, usagef("dbrig cluster %s: no arguments expected", cmd)
 	}
-	st, ok, err := readState(state)
+	st, ok, err := cluster.LoadState(state)
 	if err != nil {
 		return "", cluster.State{}, false, err
 	}
@@ -353,22 +326,19 @@ func clusterLogs(_ context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("dbrig cluster logs: expected one node name")
 	}
-	s, ok, err := readState(state)
+	s, ok, err := cluster.LoadState(state)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return &experiment.InputError{Err: fmt.Errorf("no cluster is up (no state file %s)", state)}
 	}
-	var names []string
-	for _, n := range s.Nodes {
-		if n.Name == pos[0] {
-			for _, l := range cluster.LogTail(n.Log, *lines) {
-				fmt.Fprintln(e.stdout, l)
-			}
-			return nil
-		}
-		names = append(names, n.Name)
+	n, err := s.Node(pos[0])
+	if err != nil {
+		return &experiment.InputError{Err: err}
 	}
-	return &experiment.InputError{Err: fmt.Errorf("no node %q in the %s cluster (nodes: %s)", pos[0], s.System, strings.Join(names, ", "))}
+	for _, l := range cluster.LogTail(n.Log, *lines) {
+		fmt.Fprintln(e.stdout, l)
+	}
+	return nil
 }

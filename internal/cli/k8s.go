@@ -5,12 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/dbrig/dbrig/experiment"
@@ -134,42 +131,17 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 	s := &k8s.Spec{
 		Namespace: kf.namespace, Image: kf.image, Workers: kf.workers,
 		Files: map[string][]byte{}, ConnectTimeout: kf.connectTimeout, TTL: kf.ttl,
-		PullPolicy: corev1.PullPolicy(kf.pull), TLS: kf.tls,
+		TLS: kf.tls,
 	}
-	switch s.PullPolicy {
-	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
-	default:
-		return nil, usagef("--pull-policy %q: expected Always, IfNotPresent or Never", kf.pull)
+	if err := s.Schedule(kf.pull, kf.workerRes, kf.coordRes, kf.nodeSelectors, kf.tols); err != nil {
+		return nil, usagef("%v", err)
 	}
-	var err error
-	if s.WorkerResources, err = k8s.ParseResources(kf.workerRes); err != nil {
-		return nil, usagef("--worker-resources: %v", err)
-	}
-	if s.CoordinatorResources, err = k8s.ParseResources(kf.coordRes); err != nil {
-		return nil, usagef("--coordinator-resources: %v", err)
-	}
-	for _, ns := range kf.nodeSelectors {
-		k, v, err := k8s.ParseNodeSelector(ns)
-		if err != nil {
-			return nil, usagef("--node-selector: %v", err)
-		}
-		if s.NodeSelector == nil {
-			s.NodeSelector = map[string]string{}
-		}
-		s.NodeSelector[k] = v
-	}
-	for _, t := range kf.tols {
-		tol, err := k8s.ParseToleration(t)
-		if err != nil {
-			return nil, usagef("--toleration: %v", err)
-		}
-		s.Tolerations = append(s.Tolerations, tol)
-	}
-
 	// Resolve here, before anything is created (experiment/pods.go).
 	if file != "" {
-		if len(rf.set) > len(kf.ownSet(rf.set)) {
-			return nil, usagef("dbrig k8s: with an experiment file, give the run's settings in the file (run flags such as -p are for runs without one)")
+		for n := range rf.set {
+			if !k8sOwn[n] {
+				return nil, usagef("dbrig k8s: with an experiment file, give the run's settings in the file (run flags such as -p are for runs without one)")
+			}
 		}
 		pf, err := experiment.ForPods(file, rf.store, kf.workers)
 		if err != nil {
@@ -197,17 +169,6 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 	return s, nil
 }
 
-// ownSet returns the visited flags that are dbrig k8s's own.
-func (kf *k8sFlags) ownSet(set map[string]bool) map[string]bool {
-	own := map[string]bool{}
-	for n := range set {
-		if k8sOwn[n] {
-			own[n] = true
-		}
-	}
-	return own
-}
-
 // coordinatorArgs rebuilds the `dbrig run` flags for the coordinator from
 // what was given, without dbrig k8s's own; a local -P file goes into the
 // ConfigMap and is named by its path in the pod.
@@ -232,25 +193,14 @@ func coordinatorArgs(args []string, files map[string][]byte, secret map[string]b
 		}
 		if l, ok := fl.Value.(*listFlag); ok {
 			for _, v := range *l {
-				if fl.Name == "P" {
-					if body, err := os.ReadFile(v); err == nil {
-						if err := k8s.SecretInPropFile(v, body, secret); err != nil {
-							errs = append(errs, err)
-						}
-						base := filepath.Base(v)
-						if prev, dup := files[base]; dup && string(prev) != string(body) {
-							errs = append(errs, fmt.Errorf("-P %s: another property file is also named %s; rename one", v, base))
-						}
-						files[base] = body
-						v = k8s.ExperimentPath(base)
+				switch fl.Name {
+				case "P":
+					var err error
+					if v, err = k8s.PropFileArg(v, files, secret); err != nil {
+						errs = append(errs, err)
 					}
-				}
-				if fl.Name == "p" {
-					if key, val, ok := strings.Cut(v, "="); ok && secret[strings.TrimSpace(key)] {
-						key = strings.TrimSpace(key)
-						secrets[key] = val
-						v = key + "=$(" + k8s.SecretPropEnv(key) + ")"
-					}
+				case "p":
+					v = k8s.SecretPropArg(v, secret, secrets)
 				}
 				out = append(out, "-"+fl.Name, v)
 			}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/experiment"
-	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/rating"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
@@ -83,27 +82,7 @@ func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) er
 		hooks.Started = func(id int64, store string) {
 			fmt.Fprintf(e.stderr, "rating %d: SLA %s, by %s, reset %s; results in %s\n", id, opts.SLA, opts.By, opts.Reset, store)
 		}
-		hooks.Step = func(s rating.Step) {
-			if s.Kind == rating.KindProbe {
-				fmt.Fprintf(e.stderr, "  probe %.0f clients, closed: %s ops/s (run %d, %.1fs); the search starts at half of it\n", s.Target, format.Rate(s.Achieved), s.RunID, s.Seconds)
-				return
-			}
-			verdict := "pass"
-			if !s.Pass {
-				verdict = "FAIL"
-			}
-			if s.StoppedEarly {
-				verdict = "FAIL, stopped early"
-			}
-			if s.Vote > 0 {
-				verdict += fmt.Sprintf(" (vote %d)", s.Vote)
-			}
-			var terms []string
-			for _, t := range s.Terms {
-				terms = append(terms, t.String())
-			}
-			fmt.Fprintf(e.stderr, "  %s %s: %s — %s (run %d, %.1fs)\n", s.Kind, format.Target(opts.By, s.Target), verdict, strings.Join(terms, ", "), s.RunID, s.Seconds)
-		}
+		hooks.Step = func(s rating.Step) { fmt.Fprintf(e.stderr, "  %s\n", s.Line(opts.By)) }
 	}
 	r, rateErr := rating.Rate(ctx, opts, hooks)
 	if r == nil {
@@ -170,15 +149,8 @@ func printRating(ctx context.Context, e *env, f *runFlags, r *rating.Rating) err
 		return err
 	}
 	fmt.Fprintln(out)
-	if err := report.Rating(out, stored); err != nil {
+	if err := report.RatingDone(out, stored, r.Rule, r.Time.SettleS, r.Left); err != nil {
 		return err
-	}
-	fmt.Fprintf(out, "rule: %s\n", r.Rule)
-	if r.Time.SettleS > 0 {
-		fmt.Fprintf(out, "settle: %.1f s of the load and reset time (ζ, ω·ν) was the store settling\n", r.Time.SettleS)
-	}
-	if r.Left != "" {
-		fmt.Fprintf(out, "data set: %s at the end (as loaded: a next rating can use --skip-load)\n", r.Left)
 	}
 	if f.jsonOut {
 		enc := json.NewEncoder(e.stdout)
