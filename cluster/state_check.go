@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -160,4 +161,26 @@ func ShellWord(s string) string {
 		return s
 	}
 	return ShellQuote(s)
+}
+
+// ParsePorts reads fixed ports given as NODE.NAME=PORT (dbrig cluster up
+// --port); nil for none.
+func ParsePorts(flags []string) (map[string]int, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	ports := map[string]int{}
+	for _, f := range flags {
+		k, v, ok := strings.Cut(f, "=")
+		node, name, ok2 := strings.Cut(k, ".")
+		p, err := strconv.Atoi(v)
+		if !ok || !ok2 || node == "" || name == "" || err != nil || p <= 0 || p > 65535 {
+			return nil, fmt.Errorf("--port %q: expected NODE.NAME=PORT with a port 1-65535 (e.g. etcd1.client=2379)", f)
+		}
+		if _, dup := ports[k]; dup {
+			return nil, fmt.Errorf("--port %s given twice", k)
+		}
+		ports[k] = p
+	}
+	return ports, nil
 }

@@ -388,3 +388,16 @@ func rss() int64 {
 	}
 	return pages * int64(os.Getpagesize())
 }
+
+// ParseRates reads selftest's open-model rates: ops/s, comma-separated.
+func ParseRates(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || r <= 0 || r > 10_000_000 {
+			return nil, fmt.Errorf("%q: expected ops/s > 0 (at most 1e7)", strings.TrimSpace(f))
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,12 +1,14 @@
 package report
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"math"
 
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/results"
 )
 
 // benchJSON is `dbrig bench --json`: the experiment, each run with its
@@ -100,6 +102,16 @@ type lostWritesJSON struct {
 	LostInserts        int64 `json:"lost_inserts"`
 	ResurrectedDeletes int64 `json:"resurrected_deletes"`
 	Unreadable         int64 `json:"unreadable"`
+}
+
+// StoredRunJSON prints dbrig runs show --json: the stored run's result
+// and, for a distributed run, its workers' figures and flags.
+func StoredRunJSON(ctx context.Context, w io.Writer, store *results.Store, id int64) error {
+	runs, err := analysis.ReadRuns(ctx, store, []int64{id})
+	if err != nil {
+		return err
+	}
+	return RunJSON(w, runs[0])
 }
 
 // BenchJSON writes `dbrig bench --json`: the experiment, each run with its

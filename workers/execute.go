@@ -32,12 +32,34 @@ func LocalDefaults(n int) Local {
 	return Local{Workers: n, Listen: "127.0.0.1:0", Spawn: true, ConnectTimeout: 60 * time.Second}
 }
 
-// Execute performs the plan on wf.Workers worker processes: the shares are
+// Check refuses settings that cannot work together; set names the flags
+// of dbrig run given explicitly, which an error names.
+func (w Local) Check(set map[string]bool) error {
+	switch {
+	case w.Workers < 0:
+		return fmt.Errorf("--workers %d: expected 0 (no workers) or more", w.Workers)
+	case w.Workers == 0 && (set["listen"] || set["spawn"] || set["connect-timeout"] || set["tls-cert"] || set["tls-key"] || set["tls-ca"]):
+		return fmt.Errorf("--listen, --spawn, --connect-timeout and --tls-* belong to --workers N")
+	case (w.TLSCert == "") != (w.TLSKey == ""):
+		return fmt.Errorf("--tls-cert and --tls-key go together (the coordinator's certificate and its key)")
+	case w.TLSCA != "" && (w.TLSCert == "" || !w.Spawn):
+		return fmt.Errorf("--tls-ca on dbrig run is what local workers (--spawn) trust, with --tls-cert; give it to dbrig worker otherwise")
+	case w.ConnectTimeout <= 0:
+		return fmt.Errorf("--connect-timeout %v: expected a positive duration", w.ConnectTimeout)
+	}
+	return nil
+}
+
+// Execute performs the plan on wf.Workers worker processes (none: in this
+// process, experiment.Execute): the shares are
 // checked before anything starts, the coordinator listens, the workers are
 // spawned (or awaited; what it waits for is said on stderr, where spawned
 // workers write too), and the one merged run is stored by
 // experiment.Execute with the coordinator performing the phases.
 func Execute(ctx context.Context, wf Local, plan *experiment.Plan, hooks experiment.Hooks, stderr io.Writer) (*experiment.Outcome, error) {
+	if wf.Workers == 0 {
+		return experiment.Execute(ctx, plan, hooks)
+	}
 	shares, err := plan.Shares(wf.Workers)
 	if err != nil {
 		return nil, err

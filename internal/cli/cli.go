@@ -86,7 +86,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return 2
 	default:
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
-		if experiment.IsInput(err) || errors.Is(err, results.ErrNoRun) {
+		if experiment.IsInput(err) || errors.Is(err, results.ErrNoRun) || errors.Is(err, results.ErrNoRating) {
 			return 2
 		}
 		return 1

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -81,9 +80,9 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ports, err := parsePorts(portFlags)
+	ports, err := cluster.ParsePorts(portFlags)
 	if err != nil {
-		return err
+		return usagef("dbrig cluster up: %v", err)
 	}
 	if len(pos) != 1 {
 		return usagef("dbrig cluster up: expected one experiment file or recipe (%s)", strings.Join(experiment.Recipes(), ", "))
@@ -164,27 +163,6 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	}
 	report.ClusterUsage(e.stdout, drv, cl.Props(), stateFlag)
 	return nil
-}
-
-// parsePorts reads --port NODE.NAME=PORT flags.
-func parsePorts(flags []string) (map[string]int, error) {
-	if len(flags) == 0 {
-		return nil, nil
-	}
-	ports := map[string]int{}
-	for _, f := range flags {
-		k, v, ok := strings.Cut(f, "=")
-		node, name, ok2 := strings.Cut(k, ".")
-		p, err := strconv.Atoi(v)
-		if !ok || !ok2 || node == "" || name == "" || err != nil || p <= 0 || p > 65535 {
-			return nil, usagef("dbrig cluster up: --port %q: expected NODE.NAME=PORT with a port 1-65535 (e.g. etcd1.client=2379)", f)
-		}
-		if _, dup := ports[k]; dup {
-			return nil, usagef("dbrig cluster up: --port %s given twice", k)
-		}
-		ports[k] = p
-	}
-	return ports, nil
 }
 
 // withRecipeExtras applies --database and --password-env to the recipes

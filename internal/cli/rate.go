@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/rating"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
@@ -197,10 +196,7 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 	if err != nil || id <= 0 {
 		return usagef("dbrig rate show %q: expected a rating id", pos[0])
 	}
-	r, err := store.GetRating(ctx, id)
-	if errors.Is(err, results.ErrNoRating) {
-		return &experiment.InputError{Err: err}
-	}
+	r, err := store.GetRating(ctx, id) // results.ErrNoRating: exit code 2
 	if err != nil {
 		return err
 	}
@@ -235,10 +231,7 @@ func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string) err
 		return err
 	}
 	defer store.Close()
-	r, err := store.GetRating(ctx, id)
-	if errors.Is(err, results.ErrNoRating) {
-		return &experiment.InputError{Err: err}
-	}
+	r, err := store.GetRating(ctx, id) // results.ErrNoRating: exit code 2
 	if err != nil {
 		return err
 	}

@@ -100,8 +100,8 @@ func parseRunFlags(name string, e *env, args []string, withRun bool) (*runFlags,
 	case f.recreate && f.skipLoad:
 		return nil, usagef("--recreate and --skip-load: recreating the data means loading it")
 	}
-	if err := f.wf.check(f.set); err != nil {
-		return nil, err
+	if err := workers.Local(f.wf).Check(f.set); err != nil {
+		return nil, &usageError{msg: err.Error()}
 	}
 	if err := pinSelf(f.cpus); err != nil {
 		return nil, err
@@ -178,12 +178,7 @@ func execute(ctx context.Context, e *env, f *runFlags, withRun bool, args []stri
 			fmt.Fprintf(e.stderr, "run %d: %s on %s (%s); results in %s\n", s.RunID, plan.WorkloadName(), plan.Driver, s.Target, s.Store)
 		}
 	}
-	var out *experiment.Outcome
-	if f.wf.Workers > 0 {
-		out, err = workers.Execute(ctx, workers.Local(f.wf), plan, hooks, e.stderr)
-	} else {
-		out, err = experiment.Execute(ctx, plan, hooks)
-	}
+	out, err := workers.Execute(ctx, workers.Local(f.wf), plan, hooks, e.stderr)
 	prog.Close()
 	if out == nil {
 		return err

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/machine"
@@ -40,7 +38,7 @@ func selftestCmd(ctx context.Context, e *env, args []string) error {
 		}
 		return &usageError{msg: err.Error()}
 	}
-	rates, err := parseRates(*ratesFlag)
+	rates, err := machine.ParseRates(*ratesFlag)
 	switch {
 	case len(rest) > 0:
 		return usagef("dbrig selftest: unexpected argument %q", rest[0])
@@ -91,16 +89,4 @@ func selftestCmd(ctx context.Context, e *env, args []string) error {
 	}
 	report.Selftest(e.stdout, res)
 	return nil
-}
-
-func parseRates(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || r <= 0 || r > 10_000_000 {
-			return nil, fmt.Errorf("%q: expected ops/s > 0 (at most 1e7)", strings.TrimSpace(f))
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }

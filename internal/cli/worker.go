@@ -8,10 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/experiment"
-	"github.com/dbrig/dbrig/report"
-	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/workers"
 )
 
@@ -26,22 +23,6 @@ func (w *workerFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&w.TLSCert, "tls-cert", "", "with --workers: serve the workers over TLS with this certificate (PEM; with --tls-key)")
 	fs.StringVar(&w.TLSKey, "tls-key", "", "with --workers: the --tls-cert's private key (PEM)")
 	fs.StringVar(&w.TLSCA, "tls-ca", "", "with --workers and --spawn: the CA the local workers trust (default: --tls-cert itself)")
-}
-
-func (w *workerFlags) check(set map[string]bool) error {
-	switch {
-	case w.Workers < 0:
-		return usagef("--workers %d: expected 0 (no workers) or more", w.Workers)
-	case w.Workers == 0 && (set["listen"] || set["spawn"] || set["connect-timeout"] || set["tls-cert"] || set["tls-key"] || set["tls-ca"]):
-		return usagef("--listen, --spawn, --connect-timeout and --tls-* belong to --workers N")
-	case (w.TLSCert == "") != (w.TLSKey == ""):
-		return usagef("--tls-cert and --tls-key go together (the coordinator's certificate and its key)")
-	case w.TLSCA != "" && (w.TLSCert == "" || !w.Spawn):
-		return usagef("--tls-ca on dbrig run is what local workers (--spawn) trust, with --tls-cert; give it to dbrig worker otherwise")
-	case w.ConnectTimeout <= 0:
-		return usagef("--connect-timeout %v: expected a positive duration", w.ConnectTimeout)
-	}
-	return nil
 }
 
 // workerCmd: dbrig worker --coordinator URL [--index I] — one worker of a
@@ -98,14 +79,4 @@ func benchOnWorkers(e *env) experiment.RunOnWorkers {
 	return func(ctx context.Context, p *experiment.Plan, n int, h experiment.Hooks) (*experiment.Outcome, error) {
 		return workers.Execute(ctx, workers.LocalDefaults(n), p, h, e.stderr)
 	}
-}
-
-// runShowJSON prints dbrig runs show --json: the run's result and, for a
-// distributed run, its workers' figures and flags.
-func runShowJSON(ctx context.Context, e *env, store *results.Store, id int64) error {
-	runs, err := analysis.ReadRuns(ctx, store, []int64{id})
-	if err != nil {
-		return err
-	}
-	return report.RunJSON(e.stdout, runs[0])
 }
