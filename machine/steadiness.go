@@ -6,8 +6,7 @@
 // machine was idle, and register-only arithmetic by 2 %. A store's
 // capacity moves with it (PostgreSQL's, per second: 9–17 %), and no
 // rating can be steadier than the machine it runs on, so dbrig measures it
-// and says so. Beside it, dbrig selftest (selftest.go): what this machine
-// lets dbrig's own generator measure.
+// and says so.
 package machine
 
 import (
@@ -86,10 +85,10 @@ func MeasureSteadiness(ctx context.Context, d, window time.Duration) (Steadiness
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	return measureWork(ctx, d, window, newCacheWork(8<<20), aluWork)
+	return measure(ctx, d, window, newCacheWork(8<<20), aluWork)
 }
 
-func measureWork(ctx context.Context, d, window time.Duration, cache, alu work) (Steadiness, error) {
+func measure(ctx context.Context, d, window time.Duration, cache, alu work) (Steadiness, error) {
 	n := int(d / window / 2)
 	var cacheRates, aluRates []float64
 	for i := 0; i < n; i++ {

@@ -45,7 +45,7 @@ func TestMeasureSeesUnsteadyWork(t *testing.T) {
 		return 500
 	}
 	alu := func(d time.Duration) int { time.Sleep(d); return 800 }
-	s, err := measureWork(context.Background(), 100*time.Millisecond, 10*time.Millisecond, cache, alu)
+	s, err := measure(context.Background(), 100*time.Millisecond, 10*time.Millisecond, cache, alu)
 	if err != nil {
 		t.Fatal(err)
 	}

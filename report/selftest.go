@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/format"
-	"github.com/dbrig/dbrig/machine"
+	"github.com/dbrig/dbrig/run"
 )
 
 // Selftest prints dbrig selftest's result as tables.
-func Selftest(w io.Writer, r *machine.SelftestResult) {
+func Selftest(w io.Writer, r *run.SelftestResult) {
 	fmt.Fprintf(w, "harness ceiling (closed model, null driver, workload C; %d CPUs, %s)\n", r.CPUs, r.Version)
 	fmt.Fprintf(w, "  %8s %14s %14s\n", "clients", "ops/s", "CPU/op")
 	for _, c := range r.Ceiling {
@@ -31,7 +31,7 @@ func Selftest(w io.Writer, r *machine.SelftestResult) {
 		fmt.Fprintf(w, "  %-22s %9s %9s %9s %9s %9s\n", "", "p50", "p99", "p99.9", "max", "samples")
 		for _, c := range []struct {
 			name string
-			h    machine.HiccupsUS
+			h    run.HiccupsUS
 		}{{"sleep: woke late by", f.Sleep}, {"spin: stalled for", f.Spin}} {
 			fmt.Fprintf(w, "  %-22s %9s %9s %9s %9s %9d\n", c.name, us(c.h.P50), us(c.h.P99), us(c.h.P999), us(c.h.Max), c.h.Samples)
 		}
@@ -39,7 +39,7 @@ func Selftest(w io.Writer, r *machine.SelftestResult) {
 		fmt.Fprintln(w, "  A spinning thread's stalls are this machine's (VM, other processes): no generator starts operations more punctually.")
 	}
 	if m := r.Steadiness; m != nil {
-		fmt.Fprintf(w, "\nmachine steadiness (work per %v window, %d windows each, one thread)\n", machine.SteadyWindow, m.Windows)
+		fmt.Fprintf(w, "\nmachine steadiness (work per %v window, %d windows each, one thread)\n", run.SteadyWindow, m.Windows)
 		fmt.Fprintf(w, "  cache-bound (8 MB hash map): %s\n", m.Cache)
 		fmt.Fprintf(w, "  register-only arithmetic:    %s\n", m.ALU)
 		fmt.Fprintln(w, "  A store's capacity moves with the first (a database is cache-bound); a rating cannot be steadier than this machine.")
@@ -48,6 +48,6 @@ func Selftest(w io.Writer, r *machine.SelftestResult) {
 }
 
 // SoakSample prints one memory sample of dbrig selftest --soak.
-func SoakSample(w io.Writer, s machine.SoakSample) {
+func SoakSample(w io.Writer, s run.SoakSample) {
 	fmt.Fprintf(w, "%8.0fs  rss %8.1f MB  anon %7.1f MB  heap in use %7.1f MB  heap free %5.1f MB  stacks %5.1f MB  ops %s  dropped %s\n", s.ElapsedS, float64(s.RSSBytes)/(1<<20), float64(s.AnonBytes)/(1<<20), float64(s.HeapBytes)/(1<<20), float64(s.HeapFreeBytes)/(1<<20), float64(s.StackBytes)/(1<<20), format.Int(s.Ops), format.Int(s.Dropped))
 }

@@ -5,14 +5,15 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/machine"
+	"github.com/dbrig/dbrig/run"
 )
 
 // The floor is printed beside the precision, with the share of sleeps the
 // spin wait does not cover; --floor 0 leaves it out.
 func TestSelftestFloor(t *testing.T) {
-	r := &machine.SelftestResult{CPUs: 2, SpinWait: "200µs", Floor: &machine.FloorResult{IntervalUS: 1000,
-		Sleep: machine.HiccupsUS{Samples: 1900, P50: 40, P99: 180, P999: 5200, Max: 5300},
-		Spin:  machine.HiccupsUS{Samples: 2000, P50: 0, P99: 12, P999: 5000, Max: 5012}, SleepsOverSpinWaitPct: 0.25}}
+	r := &run.SelftestResult{CPUs: 2, SpinWait: "200µs", Floor: &run.FloorResult{IntervalUS: 1000,
+		Sleep: run.HiccupsUS{Samples: 1900, P50: 40, P99: 180, P999: 5200, Max: 5300},
+		Spin:  run.HiccupsUS{Samples: 2000, P50: 0, P99: 12, P999: 5000, Max: 5012}, SleepsOverSpinWaitPct: 0.25}}
 	var b strings.Builder
 	Selftest(&b, r)
 	for _, want := range []string{"machine floor", "sleep: woke late by", "spin: stalled for", "5.30ms", "5.00ms", "per 1ms", "0.25% of sleeps woke later than the spin wait (200µs)"} {

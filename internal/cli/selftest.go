@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dbrig/dbrig/machine"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/run"
 )
@@ -38,7 +37,7 @@ func selftestCmd(ctx context.Context, e *env, args []string) error {
 		}
 		return &usageError{msg: err.Error()}
 	}
-	rates, err := machine.ParseRates(*ratesFlag)
+	rates, err := run.ParseRates(*ratesFlag)
 	switch {
 	case len(rest) > 0:
 		return usagef("dbrig selftest: unexpected argument %q", rest[0])
@@ -56,17 +55,17 @@ func selftestCmd(ctx context.Context, e *env, args []string) error {
 		return usagef("dbrig selftest: --soak-rate must be > 0 and --every at least 100ms")
 	case *floorFlag != 0 && *floorFlag < 100*time.Millisecond:
 		return usagef("dbrig selftest --floor %v: expected 0 (skip) or at least 100ms", *floorFlag)
-	case *steady != 0 && *steady < 4*machine.SteadyWindow:
-		return usagef("dbrig selftest --steadiness %v: expected 0 (skip) or at least %v", *steady, 4*machine.SteadyWindow)
+	case *steady != 0 && *steady < 4*run.SteadyWindow:
+		return usagef("dbrig selftest --steadiness %v: expected 0 (skip) or at least %v", *steady, 4*run.SteadyWindow)
 	case *heapProf != "" && *soak == 0:
 		return usagef("dbrig selftest --heap-profile: only with --soak")
 	}
-	st := machine.Selftest{Clients: *clients, SpinWait: *spin, Per: *per, Floor: *floorFlag, Steadiness: *steady, HeapProfile: *heapProf}
+	st := run.Selftest{Clients: *clients, SpinWait: *spin, Per: *per, Floor: *floorFlag, Steadiness: *steady, HeapProfile: *heapProf}
 	if *soak > 0 {
 		if !*asJSON {
 			fmt.Fprintf(e.stderr, "selftest: soak, open model at %g ops/s, %d clients, %v; memory every %v\n", *soakRate, *clients, *soak, *every)
 		}
-		return st.Soak(ctx, *soak, *soakRate, *every, func(s machine.SoakSample) {
+		return st.Soak(ctx, *soak, *soakRate, *every, func(s run.SoakSample) {
 			if *asJSON {
 				_ = json.NewEncoder(e.stdout).Encode(s)
 				return

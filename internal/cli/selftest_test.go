@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbrig/dbrig/machine"
+	"github.com/dbrig/dbrig/run"
 )
 
 // dbrig selftest --json measures what it says: every case ran, the counts
@@ -20,7 +20,7 @@ func TestSelftestJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var r machine.SelftestResult
+	var r run.SelftestResult
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
@@ -53,7 +53,7 @@ func TestSelftestJSON(t *testing.T) {
 	if f == nil {
 		t.Fatal("no machine floor")
 	}
-	for name, h := range map[string]machine.HiccupsUS{"sleep": f.Sleep, "spin": f.Spin} {
+	for name, h := range map[string]run.HiccupsUS{"sleep": f.Sleep, "spin": f.Spin} {
 		// 200 ms in windows of 1 ms (fewer if the machine stalled).
 		if h.Samples < 20 || h.Samples > 200 || h.P50 > h.P99 || h.P99 > h.P999 || h.P999 > h.Max {
 			t.Errorf("floor %s %+v: want ≤ 200 samples and ordered percentiles", name, h)
@@ -99,10 +99,10 @@ func TestSelftestSoak(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var n int
-	var last machine.SoakSample
+	var last run.SoakSample
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
-		var s machine.SoakSample
+		var s run.SoakSample
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}

@@ -1,4 +1,4 @@
-package machine
+package run
 
 import (
 	"slices"

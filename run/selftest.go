@@ -1,4 +1,4 @@
-package machine
+package run
 
 import (
 	"bytes"
@@ -14,8 +14,8 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/null"
+	"github.com/dbrig/dbrig/machine"
 	"github.com/dbrig/dbrig/measure"
-	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
 	"github.com/dbrig/dbrig/workload/ycsb"
 )
@@ -23,7 +23,7 @@ import (
 // dbrig selftest: what this machine lets dbrig measure. The harness's own
 // ceiling (closed model, null driver), how punctually the open model starts
 // operations at a few rates (dispatch lag, achieved rate), the machine
-// floor (run.MeasureFloor) and its steadiness; or, as a soak, the process's
+// floor (MeasureFloor) and its steadiness; or, as a soak, the process's
 // memory over a long open-model run.
 
 // SelftestResult is dbrig selftest's output (--json).
@@ -37,8 +37,8 @@ type SelftestResult struct {
 	Floor *FloorResult `json:"machine_floor,omitempty"`
 	// Steadiness is how much this machine's speed varied (machine
 	// package); nil with --steadiness 0.
-	Steadiness *Steadiness `json:"machine_steadiness,omitempty"`
-	Version    string      `json:"go_version"`
+	Steadiness *machine.Steadiness `json:"machine_steadiness,omitempty"`
+	Version    string              `json:"go_version"`
 }
 
 // CeilingCase is the closed model against the null driver: the most
@@ -75,7 +75,7 @@ type PrecisionCase struct {
 	LateAfterSpin  int64 `json:"late_after_spin"`
 }
 
-// FloorResult is the machine floor (run.Floor) in µs: a thread that only
+// FloorResult is the machine floor (Floor) in µs: a thread that only
 // sleeps FloorInterval at a time, how late it wakes; one that only spins,
 // its longest stall per FloorInterval.
 type FloorResult struct {
@@ -87,7 +87,7 @@ type FloorResult struct {
 	SleepsOverSpinWaitPct float64 `json:"sleeps_over_spin_wait_pct"`
 }
 
-// HiccupsUS is a run.Hiccups in µs.
+// HiccupsUS is a Hiccups in µs.
 type HiccupsUS struct {
 	Samples int   `json:"samples"`
 	P50     int64 `json:"p50_us"`
@@ -96,7 +96,7 @@ type HiccupsUS struct {
 	Max     int64 `json:"max_us"`
 }
 
-func hiccupsUS(h run.Hiccups) HiccupsUS {
+func hiccupsUS(h Hiccups) HiccupsUS {
 	return HiccupsUS{Samples: h.Samples, P50: h.P50.Microseconds(), P99: h.P99.Microseconds(), P999: h.P999.Microseconds(), Max: h.Max.Microseconds()}
 }
 
@@ -112,14 +112,14 @@ type Selftest struct {
 
 // nullRun runs workload C against the null driver with cfg and returns the
 // measure phase's summary and the CPU time the process used meanwhile.
-func (st Selftest) nullRun(ctx context.Context, cfg run.Config) (measure.Summary, time.Duration, error) {
+func (st Selftest) nullRun(ctx context.Context, cfg Config) (measure.Summary, time.Duration, error) {
 	sum, _, cpu, err := st.nullRunEnd(ctx, cfg)
 	return sum, cpu, err
 }
 
 // nullRunEnd is nullRun that also returns the measure phase's end event's
 // detail (key=value pairs).
-func (st Selftest) nullRunEnd(ctx context.Context, cfg run.Config) (measure.Summary, map[string]string, time.Duration, error) {
+func (st Selftest) nullRunEnd(ctx context.Context, cfg Config) (measure.Summary, map[string]string, time.Duration, error) {
 	db, w, err := nullWorkload(ctx)
 	if err != nil {
 		return measure.Summary{}, nil, 0, err
@@ -128,7 +128,7 @@ func (st Selftest) nullRunEnd(ctx context.Context, cfg run.Config) (measure.Summ
 	cfg.Seed = 1
 	end := &endObserver{}
 	before := cpuTime()
-	sums, err := run.Run(ctx, db, w, cfg, end)
+	sums, err := Run(ctx, db, w, cfg, end)
 	used := cpuTime() - before
 	if err != nil {
 		return measure.Summary{}, nil, used, fmt.Errorf("selftest: %w", err)
@@ -141,8 +141,8 @@ type endObserver struct{ detail map[string]string }
 
 func (o *endObserver) Interval(measure.Interval) {}
 
-func (o *endObserver) Event(ev run.Event) {
-	if ev.Kind != run.EventPhaseEnd || ev.Name != measure.PhaseMeasure {
+func (o *endObserver) Event(ev Event) {
+	if ev.Kind != EventPhaseEnd || ev.Name != measure.PhaseMeasure {
 		return
 	}
 	o.detail = map[string]string{}
@@ -166,7 +166,7 @@ func (st Selftest) Run(ctx context.Context, rates []float64, progress func(strin
 	res := &SelftestResult{CPUs: runtime.GOMAXPROCS(0), SpinWait: st.SpinWait.String(), Version: runtime.Version()}
 	for _, n := range []int{1, st.Clients} {
 		progress(fmt.Sprintf("selftest: ceiling, closed model, %d client(s), %v", n, st.Per))
-		sum, cpu, err := st.nullRun(ctx, run.Config{Clients: n, Duration: st.Per})
+		sum, cpu, err := st.nullRun(ctx, Config{Clients: n, Duration: st.Per})
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +181,7 @@ func (st Selftest) Run(ctx context.Context, rates []float64, progress func(strin
 	}
 	for _, r := range rates {
 		progress(fmt.Sprintf("selftest: open model at %g ops/s, %d clients, spin-wait %v, %v", r, st.Clients, st.SpinWait, st.Per))
-		cfg := run.Config{Clients: st.Clients, Model: run.Open{Rate: r}, Duration: st.Per, SpinWait: st.SpinWait}
+		cfg := Config{Clients: st.Clients, Model: Open{Rate: r}, Duration: st.Per, SpinWait: st.SpinWait}
 		sum, detail, cpu, err := st.nullRunEnd(ctx, cfg)
 		if err != nil {
 			return nil, err
@@ -201,7 +201,7 @@ func (st Selftest) Run(ctx context.Context, rates []float64, progress func(strin
 	}
 	if st.Floor > 0 {
 		progress(fmt.Sprintf("selftest: machine floor, a thread sleeping %v at a time, then one spinning, %v each", FloorInterval, st.Floor))
-		f, err := run.MeasureFloor(ctx, st.Floor, FloorInterval)
+		f, err := MeasureFloor(ctx, st.Floor, FloorInterval)
 		if err != nil {
 			return nil, fmt.Errorf("selftest: %w", err)
 		}
@@ -210,7 +210,7 @@ func (st Selftest) Run(ctx context.Context, rates []float64, progress func(strin
 	}
 	if st.Steadiness > 0 {
 		progress(fmt.Sprintf("selftest: machine steadiness, cache-bound and register-only work in %v windows, %v", SteadyWindow, st.Steadiness))
-		m, err := MeasureSteadiness(ctx, st.Steadiness, SteadyWindow)
+		m, err := machine.MeasureSteadiness(ctx, st.Steadiness, SteadyWindow)
 		if err != nil {
 			return nil, fmt.Errorf("selftest: %w", err)
 		}
@@ -249,9 +249,9 @@ type SoakSample struct {
 func (st Selftest) Soak(ctx context.Context, d time.Duration, rate float64, every time.Duration, sample func(SoakSample), warn func(error)) error {
 	// The run reports every second as dbrig run does (its per-interval
 	// work is part of what must stay flat); memory is sampled every every.
-	iv := min(run.DefaultInterval, every)
+	iv := min(DefaultInterval, every)
 	obs := &soakObserver{every: every, slack: iv / 2}
-	cfg := run.Config{Clients: st.Clients, Model: run.Open{Rate: rate}, Duration: d, SpinWait: st.SpinWait, Interval: iv}
+	cfg := Config{Clients: st.Clients, Model: Open{Rate: rate}, Duration: d, SpinWait: st.SpinWait, Interval: iv}
 	start := time.Now()
 	samples := 0
 	obs.sample = func(ops, dropped int64) {
@@ -272,7 +272,7 @@ func (st Selftest) Soak(ctx context.Context, d time.Duration, rate float64, ever
 		return err
 	}
 	defer db.Close()
-	if _, err := run.Run(ctx, db, w, cfg, obs); err != nil {
+	if _, err := Run(ctx, db, w, cfg, obs); err != nil {
 		return fmt.Errorf("selftest --soak: %w", err)
 	}
 	return nil
@@ -324,7 +324,7 @@ func (o *soakObserver) Interval(iv measure.Interval) {
 	}
 }
 
-func (o *soakObserver) Event(run.Event) {}
+func (o *soakObserver) Event(Event) {}
 
 // cpuTime is the process's user + system CPU time so far.
 func cpuTime() time.Duration {
