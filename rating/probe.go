@@ -50,7 +50,7 @@ func (r *rater) probeStart(ctx context.Context) (start, capacity float64, err er
 	if st.Achieved > 0 {
 		start = math.Max(1, st.Achieved/2)
 	} else {
-		r.hooks.Warn(fmt.Errorf("the capacity probe (run %d) completed no operation: the search starts at %s", st.RunID, formatTarget(ByRate, start)))
+		r.hooks.Warn(fmt.Errorf("the capacity probe (run %d) completed no operation: the search starts at %s", st.RunID, format.Target(ByRate, start)))
 	}
 	if r.opts.Max > 0 && start > r.opts.Max {
 		start = r.opts.Max

@@ -25,6 +25,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/machine"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
@@ -356,7 +357,7 @@ func (o *Options) check() error {
 		}
 	}
 	if o.Max > 0 && o.Max < o.Start {
-		return fmt.Errorf("search range %s … %s cannot contain an answer: the upper bound is below the start", formatTarget(o.By, o.Start), formatTarget(o.By, o.Max))
+		return fmt.Errorf("search range %s … %s cannot contain an answer: the upper bound is below the start", format.Target(o.By, o.Start), format.Target(o.By, o.Max))
 	}
 	if o.By == ByClients && o.Max > 0 && o.Max < 1 {
 		return fmt.Errorf("search range up to %g clients cannot contain an answer: at least one client runs", o.Max)
@@ -798,7 +799,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	if r.hooks.Experiment != nil {
 		r.hooks.Experiment(kind, target)
 	}
-	name := fmt.Sprintf("rating %d %s %s", r.id, kind, formatTarget(r.opts.By, target))
+	name := fmt.Sprintf("rating %d %s %s", r.id, kind, format.Target(r.opts.By, target))
 	tags := []string{"rating:" + strconv.FormatInt(r.id, 10)}
 	eo := r.opts.stepOptions(target, dur, name, tags)
 	probe := kind == KindProbe
@@ -852,7 +853,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	}
 	stopped := stop.reason() != "" && ctx.Err() == nil
 	if runErr != nil && !stopped {
-		return st, fmt.Errorf("%s experiment at %s (run %d): %w", kind, formatTarget(r.opts.By, target), out.RunID, runErr)
+		return st, fmt.Errorf("%s experiment at %s (run %d): %w", kind, format.Target(r.opts.By, target), out.RunID, runErr)
 	}
 	sum, _ := out.Measured()
 	if err := unissued(r.opts.SLA, sum); err != nil && !stopped {

@@ -23,7 +23,7 @@ type NoAnswerError struct {
 }
 
 func (e *NoAnswerError) Error() string {
-	return fmt.Sprintf("no %s meets the SLA: even %s failed it", e.By, formatTarget(e.By, e.Lowest))
+	return fmt.Sprintf("no %s meets the SLA: even %s failed it", e.By, format.Target(e.By, e.Lowest))
 }
 
 // searcher finds the highest passing target: it grows geometrically from
@@ -79,7 +79,7 @@ func (s *searcher) run(ctx context.Context, try probe) (float64, error) {
 	x := s.round(s.start)
 	for steps := 0; ; steps++ {
 		if steps >= maxSearchSteps {
-			return lo, fmt.Errorf("search: no answer within %d experiments (between %s and %s)", maxSearchSteps, formatTarget(s.by, lo), formatTarget(s.by, hi))
+			return lo, fmt.Errorf("search: no answer within %d experiments (between %s and %s)", maxSearchSteps, format.Target(s.by, lo), format.Target(s.by, hi))
 		}
 		if err := ctx.Err(); err != nil {
 			return lo, err
@@ -142,14 +142,4 @@ func (s *searcher) grow(lo float64) float64 {
 		next = lo * s.growth
 	}
 	return next
-}
-
-func formatTarget(by string, x float64) string {
-	if math.IsInf(x, 1) {
-		return "∞"
-	}
-	if by == ByClients {
-		return fmt.Sprintf("%.0f clients", x)
-	}
-	return format.Rate(x) + " ops/s"
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -55,7 +56,7 @@ func (r *rater) settle(ctx context.Context, st *Step) error {
 	st.SettleS = time.Since(began).Seconds()
 	r.res.Time.SettleS += st.SettleS
 	if errors.Is(err, driver.ErrNotSettled) {
-		r.hooks.Warn(fmt.Errorf("the %s experiment at %s starts on an unsettled store: %w", st.Kind, formatTarget(r.opts.By, st.Target), err))
+		r.hooks.Warn(fmt.Errorf("the %s experiment at %s starts on an unsettled store: %w", st.Kind, format.Target(r.opts.By, st.Target), err))
 		return nil
 	}
 	if err != nil {

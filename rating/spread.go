@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/dbrig/dbrig/analysis"
+	"github.com/dbrig/dbrig/format"
 )
 
 // Spread is where a rating's runs contradicted each other: a run failed at
@@ -58,5 +59,5 @@ func (s *Spread) describe(by string, precision float64) string {
 	return fmt.Sprintf("runs contradicted each other by %.0f%%, more than the precision of %g%%: a run failed at %s, one passed at %s; "+
 		"the store's capacity moved during the rating (or runs near the answer are a coin toss), so a next rating may land anywhere in that band; "+
 		"rate again (or with longer experiments, --duration) before trusting it to the precision",
-		s.Relative*100, precision*100, formatTarget(by, s.Low), formatTarget(by, s.High))
+		s.Relative*100, precision*100, format.Target(by, s.Low), format.Target(by, s.High))
 }

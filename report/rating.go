@@ -15,12 +15,21 @@ import (
 // not import rating).
 const probeKind = "probe"
 
-// ratingTarget shows a rating's target or answer in its unit.
-func ratingTarget(by string, x float64) string {
-	if by == "clients" {
-		return fmt.Sprintf("%.0f clients", x)
+// RatingDone prints a rating that just ended: its table, the rule that
+// gave the answer, the time the store spent settling, and the state the
+// data set was left in ("" when not said).
+func RatingDone(w io.Writer, r results.Rating, rule string, settleS float64, left string) error {
+	if err := Rating(w, r); err != nil {
+		return err
 	}
-	return format.Rate(x) + " ops/s"
+	fmt.Fprintf(w, "rule: %s\n", rule)
+	if settleS > 0 {
+		fmt.Fprintf(w, "settle: %.1f s of the load and reset time (ζ, ω·ν) was the store settling\n", settleS)
+	}
+	if left != "" {
+		fmt.Fprintf(w, "data set: %s at the end (as loaded: a next rating can use --skip-load)\n", left)
+	}
+	return nil
 }
 
 // ratingValue shows an SLA term's measured value in its unit.
@@ -60,7 +69,7 @@ func Rating(w io.Writer, r results.Rating) error {
 	head = append(head, "pass", "early", "reset", "reset s", "run s", "run")
 	t.add(head...)
 	for i, s := range r.Steps {
-		target := ratingTarget(r.By, s.Target)
+		target := format.Target(r.By, s.Target)
 		if s.Kind == probeKind {
 			target = fmt.Sprintf("%.0f clients, closed", s.Target)
 		}
@@ -112,7 +121,7 @@ func Rating(w io.Writer, r results.Rating) error {
 		if !r.Confirmed {
 			conf = "NOT confirmed by the final run"
 		}
-		ew.printf("answer: %s (%s)", ratingTarget(r.By, *r.Answer), conf)
+		ew.printf("answer: %s (%s)", format.Target(r.By, *r.Answer), conf)
 		if r.Message != "" {
 			ew.printf("; %s", r.Message)
 		}
@@ -124,7 +133,7 @@ func Rating(w io.Writer, r results.Rating) error {
 			verdict = "WIDER than the precision: not a stable answer"
 		}
 		ew.printf("spread: a run failed at %s, one passed at %s (%.0f%%, %s)\n",
-			ratingTarget(r.By, *r.SpreadLow), ratingTarget(r.By, *r.SpreadHigh), rel*100, verdict)
+			format.Target(r.By, *r.SpreadLow), format.Target(r.By, *r.SpreadHigh), rel*100, verdict)
 	}
 	if cv := r.MachineCV; cv != nil {
 		verdict := "steadier than the precision"
@@ -191,7 +200,7 @@ func RatingList(w io.Writer, rs []results.Rating) error {
 	for _, r := range rs {
 		answer, spread := "-", "-"
 		if r.Answer != nil {
-			answer = ratingTarget(r.By, *r.Answer)
+			answer = format.Target(r.By, *r.Answer)
 		}
 		if rel, wider, ok := ratingSpread(r); ok {
 			spread = fmt.Sprintf("%.0f%%", rel*100)

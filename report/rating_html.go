@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -42,7 +43,7 @@ func RatingHTML(w io.Writer, r results.Rating) error {
 	}
 	answer := "no answer"
 	if r.Answer != nil {
-		answer = "answer: " + ratingTarget(r.By, *r.Answer)
+		answer = "answer: " + format.Target(r.By, *r.Answer)
 		if !r.Confirmed {
 			answer += " (not confirmed by the final run)"
 		}

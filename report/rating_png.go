@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -135,7 +136,7 @@ func ratingPlot(r results.Rating) (*plot.Plot, error) {
 		}
 		l.Color, l.Dashes = color.Gray{Y: 110}, []vg.Length{vg.Points(1), vg.Points(3)}
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("capacity probe %s", ratingTarget(r.By, probed)), l)
+		p.Legend.Add(fmt.Sprintf("capacity probe %s", format.Target(r.By, probed)), l)
 	}
 	if r.Answer != nil {
 		top := p.Y.Max
@@ -148,7 +149,7 @@ func ratingPlot(r results.Rating) (*plot.Plot, error) {
 		}
 		l.Color, l.Width = color.RGBA{B: 200, A: 255}, vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("answer %s", ratingTarget(r.By, *r.Answer)), l)
+		p.Legend.Add(fmt.Sprintf("answer %s", format.Target(r.By, *r.Answer)), l)
 	}
 	p.Legend.Top = true
 	p.X.Min, p.Y.Min = 0, 0

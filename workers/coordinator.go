@@ -261,41 +261,11 @@ func (c *Coordinator) refuse(w http.ResponseWriter, code int, format string, arg
 
 // serveWorker is one worker's stream, from handshake to the end of the run.
 func (c *Coordinator) serveWorker(w http.ResponseWriter, r *http.Request) {
-	if got := r.Header.Get(wire.HeaderProtocol); got != strconv.Itoa(wire.Protocol) {
-		c.refuse(w, http.StatusConflict, "refused: worker speaks protocol %q, coordinator protocol %d", got, wire.Protocol)
+	cn := c.admit(w, r)
+	if cn == nil {
 		return
 	}
-	if got := r.Header.Get(wire.HeaderVersion); got != c.opts.Version {
-		c.refuse(w, http.StatusConflict, "refused: worker is dbrig %s, coordinator is dbrig %s: run the same dbrig version on both", got, c.opts.Version)
-		return
-	}
-	if c.opts.Token != "" {
-		got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(c.opts.Token)) != 1 {
-			c.refuse(w, http.StatusUnauthorized, "refused: wrong or missing token (set DBRIG_TOKEN to the coordinator's)")
-			return
-		}
-	}
-	idx, err := strconv.Atoi(r.Header.Get(wire.HeaderIndex))
-	if err != nil || idx < 0 || idx >= len(c.conns) {
-		c.refuse(w, http.StatusConflict, "refused: worker index %q: expected 0 to %d", r.Header.Get(wire.HeaderIndex), len(c.conns)-1)
-		return
-	}
-	pid, _ := strconv.Atoi(r.Header.Get(wire.HeaderPID))
-	cn := &conn{index: idx, host: r.Header.Get(wire.HeaderHost), pid: pid, out: make(chan *wire.Msg, 64), end: make(chan struct{})}
-	c.mu.Lock()
-	switch {
-	case c.running:
-		c.mu.Unlock()
-		c.refuse(w, http.StatusConflict, "refused: the run has started; worker %d cannot join it now", idx)
-		return
-	case c.conns[idx] != nil:
-		c.mu.Unlock()
-		c.refuse(w, http.StatusConflict, "refused: worker index %d is already connected", idx)
-		return
-	}
-	c.conns[idx] = cn
-	c.mu.Unlock()
+	idx := cn.index
 	rc := http.NewResponseController(w)
 	_ = rc.EnableFullDuplex() // HTTP/1.1 only; HTTP/2 is full duplex anyway
 	w.Header().Set("Content-Type", "application/x-ndjson")
@@ -355,25 +325,8 @@ func (c *Coordinator) serveWorker(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	// Clock offset: the ping with the shortest round trip wins.
-	best := time.Duration(-1)
-	for i := 0; i < wire.PingCount; i++ {
-		t1 := time.Now()
-		if !cn.send(&wire.Msg{Ping: &wire.Ping{Seq: i, Sent: t1}}) {
-			return
-		}
-		m, err := next(c.opts.LostAfter)
-		t4 := time.Now()
-		if err != nil || m.Pong == nil || m.Pong.Seq != i {
-			c.drop(cn, fmt.Errorf("handshake: expected pong %d: %v", i, err))
-			return
-		}
-		p := m.Pong
-		rtt := t4.Sub(t1) - p.Sent.Sub(p.Received)
-		off := (p.Received.Sub(t1) + p.Sent.Sub(t4)) / 2
-		if best < 0 || rtt < best {
-			best, cn.rtt, cn.offset = rtt, rtt, off
-		}
+	if !c.syncClock(cn, next) {
+		return
 	}
 	sh, err := json.Marshal(c.opts.Shares[idx])
 	if err != nil {
@@ -427,6 +380,74 @@ func (c *Coordinator) serveWorker(w http.ResponseWriter, r *http.Request) {
 }
 
 var errEnded = errors.New("stream ended by the coordinator")
+
+// admit checks a worker's handshake headers (protocol, version, token,
+// index) and registers its connection; nil when it was refused (said to the
+// worker) because of them, because the run has started or because its
+// index is taken.
+func (c *Coordinator) admit(w http.ResponseWriter, r *http.Request) *conn {
+	if got := r.Header.Get(wire.HeaderProtocol); got != strconv.Itoa(wire.Protocol) {
+		c.refuse(w, http.StatusConflict, "refused: worker speaks protocol %q, coordinator protocol %d", got, wire.Protocol)
+		return nil
+	}
+	if got := r.Header.Get(wire.HeaderVersion); got != c.opts.Version {
+		c.refuse(w, http.StatusConflict, "refused: worker is dbrig %s, coordinator is dbrig %s: run the same dbrig version on both", got, c.opts.Version)
+		return nil
+	}
+	if c.opts.Token != "" {
+		got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if subtle.ConstantTimeCompare([]byte(got), []byte(c.opts.Token)) != 1 {
+			c.refuse(w, http.StatusUnauthorized, "refused: wrong or missing token (set DBRIG_TOKEN to the coordinator's)")
+			return nil
+		}
+	}
+	idx, err := strconv.Atoi(r.Header.Get(wire.HeaderIndex))
+	if err != nil || idx < 0 || idx >= len(c.conns) {
+		c.refuse(w, http.StatusConflict, "refused: worker index %q: expected 0 to %d", r.Header.Get(wire.HeaderIndex), len(c.conns)-1)
+		return nil
+	}
+	pid, _ := strconv.Atoi(r.Header.Get(wire.HeaderPID))
+	cn := &conn{index: idx, host: r.Header.Get(wire.HeaderHost), pid: pid, out: make(chan *wire.Msg, 64), end: make(chan struct{})}
+	c.mu.Lock()
+	switch {
+	case c.running:
+		c.mu.Unlock()
+		c.refuse(w, http.StatusConflict, "refused: the run has started; worker %d cannot join it now", idx)
+		return nil
+	case c.conns[idx] != nil:
+		c.mu.Unlock()
+		c.refuse(w, http.StatusConflict, "refused: worker index %d is already connected", idx)
+		return nil
+	}
+	c.conns[idx] = cn
+	c.mu.Unlock()
+	return cn
+}
+
+// syncClock measures the worker's clock offset: of wire.PingCount pings,
+// the one with the shortest round trip wins. false: the worker was dropped.
+func (c *Coordinator) syncClock(cn *conn, next func(time.Duration) (*wire.Msg, error)) bool {
+	best := time.Duration(-1)
+	for i := 0; i < wire.PingCount; i++ {
+		t1 := time.Now()
+		if !cn.send(&wire.Msg{Ping: &wire.Ping{Seq: i, Sent: t1}}) {
+			return false
+		}
+		m, err := next(c.opts.LostAfter)
+		t4 := time.Now()
+		if err != nil || m.Pong == nil || m.Pong.Seq != i {
+			c.drop(cn, fmt.Errorf("handshake: expected pong %d: %v", i, err))
+			return false
+		}
+		p := m.Pong
+		rtt := t4.Sub(t1) - p.Sent.Sub(p.Received)
+		off := (p.Received.Sub(t1) + p.Sent.Sub(t4)) / 2
+		if best < 0 || rtt < best {
+			best, cn.rtt, cn.offset = rtt, rtt, off
+		}
+	}
+	return true
+}
 
 func (c *Coordinator) toInbox(f frame) {
 	select {
@@ -543,12 +564,9 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 			st[i].lost, st[i].status, st[i].detail = true, results.WorkerLost, "never connected"
 		}
 	}
-	var wivs []results.WorkerInterval
-	diag := newDiagnosis(c.opts.Shares)
 	accs := map[string]*measure.Accumulator{}
 	var phases []string
 	errs := map[string][]measure.ErrorSample{}
-	var records, wanted int64
 	pe := &phaseEvents{n: n, obs: obs, started: map[string]bool{}, endSent: map[string]bool{}, ended: map[string]time.Time{}, queued: map[string]run.Event{}}
 	checkEnds := func() { pe.flush(st) }
 	m := newMerger(n, func(iv measure.Interval) {
@@ -571,171 +589,18 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 			m.lose(i)
 		}
 	}
-	live := func(pending func(*workerState) bool) bool {
-		for _, s := range st {
-			if !s.lost && !s.done && pending(s) {
-				return true
-			}
-		}
-		return false
-	}
-	start := func(what string) {
-		at := time.Now().Add(500 * time.Millisecond)
-		for i, cn := range conns {
-			if cn != nil && !st[i].lost && !st[i].done {
-				cn.send(&wire.Msg{Start: &wire.Start{What: what, At: at.Add(cn.offset)}})
-			}
-		}
-	}
-	var partial error // a worker lost while loading
-	loading := false
-	var stopAll func(reason string)
-	lose := func(i int, at time.Time, status, detail string) {
-		s := st[i]
-		if s.lost || s.done {
-			return
-		}
-		s.lost, s.status, s.lostAt, s.detail = true, status, at, detail
-		kind := EventWorkerLost
-		if status == results.WorkerFailed {
-			kind = EventWorkerFailed
-		}
-		obs.Event(run.Event{Time: at, Kind: kind, Name: fmt.Sprintf("worker %d", i),
-			Detail: fmt.Sprintf("pid %d on %s: %s", conns[i].pid, conns[i].host, detail)})
-		m.lose(i)
-		if conns[i] != nil {
-			conns[i].close()
-		}
-		if loading && partial == nil {
-			// A worker lost while loading leaves the data set partial: no
-			// base for a benchmark (as a failed load in one process).
-			partial = fmt.Errorf("load phase: worker %d was lost%s, so the data set is partial: the run phases did not start", i, missingKeys(c.opts.Shares[i], s.loaded))
-			stopAll("worker " + strconv.Itoa(i) + " was lost during the load phase")
-		}
-	}
-	stopped := false
-	var stopDeadline <-chan time.Time
-	ctxDone := ctx.Done()
-	// handle processes one frame; it reports whether the group is over.
-	handle := func(f frame) {
-		s, cn := st[f.w], conns[f.w]
-		if s.lost || s.done {
-			return
-		}
-		if f.gone {
-			lose(f.w, f.at, results.WorkerLost, f.err.Error())
-			return
-		}
-		switch msg := f.msg; {
-		case msg.Interval != nil:
-			wi := msg.Interval
-			if c.opts.OnWorkerInterval != nil {
-				iv, err := wi.ToInterval(cn.offset)
-				if err != nil {
-					lose(f.w, f.at, results.WorkerFailed, err.Error())
-					return
-				}
-				c.opts.OnWorkerInterval(f.w, iv)
-			}
-			row := results.WorkerInterval{Index: f.w, Phase: wi.Phase, Seq: wi.Seq, Dropped: wi.Dropped, LagP99: wi.LagP99,
-				TargetRate: wi.TargetRate, RespP99: wi.RespP99}
-			for _, o := range wi.Ops {
-				row.Ops += o.Count
-				row.Errors += o.Errors
-			}
-			if wi.Phase != measure.PhaseLoad {
-				s.ops += row.Ops
-			} else {
-				s.loaded += row.Ops - row.Errors
-			}
-			wivs = append(wivs, row)
-			if err := m.addWire(f.w, wi, cn.offset); err != nil {
-				lose(f.w, f.at, results.WorkerFailed, err.Error())
-				return
-			}
-		case msg.Event != nil:
-			ev := run.Event{Time: msg.Event.Time.Add(-cn.offset), Kind: msg.Event.Kind, Name: msg.Event.Name,
-				Detail: msg.Event.Detail, Outcome: msg.Event.Outcome}
-			switch ev.Kind {
-			case run.EventPhaseStart:
-				ev.Detail = fmt.Sprintf("workers=%d; worker %d: %s", n, f.w, ev.Detail)
-				pe.start(ev)
-			case run.EventPhaseEnd:
-				s.ended[ev.Name] = true
-				pe.end(ev)
-				m.endPhase(f.w, ev.Name)
-			default:
-				ev.Name = strings.TrimSpace(fmt.Sprintf("worker %d %s", f.w, ev.Name))
-				obs.Event(ev)
-			}
-		case msg.PhaseDone != nil:
-			p := msg.PhaseDone
-			diag.phaseDone(f.w, p)
-			m.endPhase(f.w, p.Phase)
-			s.ended[p.Phase] = true
-			errs[p.Phase] = mergeErrors(errs[p.Phase], p.Errors)
-			if p.Phase == measure.PhaseLoad {
-				s.records += p.Records
-				records += p.Records
-				wanted += p.Wanted
-			}
-		case msg.Done != nil:
-			for ph := range s.ended {
-				m.endPhase(f.w, ph)
-			}
-			if msg.Done.Err != "" && !stopped {
-				lose(f.w, f.at, results.WorkerFailed, msg.Done.Err)
-				return
-			}
-			s.done, s.status = true, results.WorkerDone
-			if stopped {
-				s.status = results.WorkerInterrupted
-			}
-			cn.close()
-		}
-	}
-	stopAll = func(reason string) {
-		if stopped {
-			return
-		}
-		stopped = true
-		for i, cn := range conns {
-			if cn != nil && !st[i].lost && !st[i].done {
-				cn.send(&wire.Msg{Stop: &wire.Stop{Reason: reason}})
-			}
-		}
-		stopDeadline = time.After(c.opts.Grace + c.opts.LostAfter + 2*time.Second)
-	}
-	wait := func(pending func(*workerState) bool) {
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for live(pending) {
-			select {
-			case f := <-c.inbox:
-				handle(f)
-				checkEnds()
-			case <-ctxDone:
-				ctxDone = nil
-				stopAll("interrupted")
-			case <-stopDeadline:
-				for i := range st {
-					lose(i, time.Now(), results.WorkerLost, "did not stop within the grace period")
-				}
-				checkEnds()
-			case <-tick.C:
-			}
-		}
-	}
+	p := &performance{c: c, n: n, conns: conns, st: st, obs: obs, m: m, pe: pe, diag: newDiagnosis(c.opts.Shares), errs: errs, ctxDone: ctx.Done()}
 	if !share.SkipLoad {
-		loading = true
-		start(wire.StartLoad)
-		wait(func(s *workerState) bool { return !s.ended[measure.PhaseLoad] })
-		loading = false
+		p.loading = true
+		p.start(wire.StartLoad)
+		p.wait(func(s *workerState) bool { return !s.ended[measure.PhaseLoad] })
+		p.loading = false
 	}
-	if !share.LoadOnly && !stopped {
-		start(wire.StartRun)
+	if !share.LoadOnly && !p.stopped {
+		p.start(wire.StartRun)
 	}
-	wait(func(*workerState) bool { return true })
+	p.wait(func(*workerState) bool { return true })
+	records, wanted := p.records, p.wanted
 	m.close()
 	checkEnds()
 	var sums []measure.Summary
@@ -747,13 +612,202 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 		}
 		sums = append(sums, sum)
 	}
-	rows := make([]results.Worker, n)
+	return sums, p.store(ctx, store, runID)
+}
+
+// performance is one Perform under way: the workers' states and
+// connections, the merge and what is collected for the run's rows.
+type performance struct {
+	c            *Coordinator
+	n            int
+	conns        []*conn
+	st           []*workerState
+	obs          run.Observer
+	m            *merger
+	pe           *phaseEvents
+	diag         *diagnosis
+	wivs         []results.WorkerInterval
+	errs         map[string][]measure.ErrorSample
+	records      int64 // loaded, by the load phase's PhaseDone
+	wanted       int64
+	partial      error // a worker lost while loading
+	loading      bool
+	stopped      bool
+	stopDeadline <-chan time.Time
+	ctxDone      <-chan struct{}
+}
+
+// live tells whether a worker still in the run is pending.
+func (p *performance) live(pending func(*workerState) bool) bool {
+	for _, s := range p.st {
+		if !s.lost && !s.done && pending(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// start tells every worker still in the run to start what, together.
+func (p *performance) start(what string) {
+	at := time.Now().Add(500 * time.Millisecond)
+	for i, cn := range p.conns {
+		if cn != nil && !p.st[i].lost && !p.st[i].done {
+			cn.send(&wire.Msg{Start: &wire.Start{What: what, At: at.Add(cn.offset)}})
+		}
+	}
+}
+
+// lose takes worker i out of the run (lost or failed, said as an event).
+func (p *performance) lose(i int, at time.Time, status, detail string) {
+	s := p.st[i]
+	if s.lost || s.done {
+		return
+	}
+	s.lost, s.status, s.lostAt, s.detail = true, status, at, detail
+	kind := EventWorkerLost
+	if status == results.WorkerFailed {
+		kind = EventWorkerFailed
+	}
+	p.obs.Event(run.Event{Time: at, Kind: kind, Name: fmt.Sprintf("worker %d", i),
+		Detail: fmt.Sprintf("pid %d on %s: %s", p.conns[i].pid, p.conns[i].host, detail)})
+	p.m.lose(i)
+	if p.conns[i] != nil {
+		p.conns[i].close()
+	}
+	if p.loading && p.partial == nil {
+		// A worker lost while loading leaves the data set partial: no
+		// base for a benchmark (as a failed load in one process).
+		p.partial = fmt.Errorf("load phase: worker %d was lost%s, so the data set is partial: the run phases did not start", i, missingKeys(p.c.opts.Shares[i], s.loaded))
+		p.stopAll("worker " + strconv.Itoa(i) + " was lost during the load phase")
+	}
+}
+
+// handle processes one frame of worker f.w.
+func (p *performance) handle(f frame) {
+	s, cn := p.st[f.w], p.conns[f.w]
+	if s.lost || s.done {
+		return
+	}
+	if f.gone {
+		p.lose(f.w, f.at, results.WorkerLost, f.err.Error())
+		return
+	}
+	switch msg := f.msg; {
+	case msg.Interval != nil:
+		wi := msg.Interval
+		if p.c.opts.OnWorkerInterval != nil {
+			iv, err := wi.ToInterval(cn.offset)
+			if err != nil {
+				p.lose(f.w, f.at, results.WorkerFailed, err.Error())
+				return
+			}
+			p.c.opts.OnWorkerInterval(f.w, iv)
+		}
+		row := results.WorkerInterval{Index: f.w, Phase: wi.Phase, Seq: wi.Seq, Dropped: wi.Dropped, LagP99: wi.LagP99,
+			TargetRate: wi.TargetRate, RespP99: wi.RespP99}
+		for _, o := range wi.Ops {
+			row.Ops += o.Count
+			row.Errors += o.Errors
+		}
+		if wi.Phase != measure.PhaseLoad {
+			s.ops += row.Ops
+		} else {
+			s.loaded += row.Ops - row.Errors
+		}
+		p.wivs = append(p.wivs, row)
+		if err := p.m.addWire(f.w, wi, cn.offset); err != nil {
+			p.lose(f.w, f.at, results.WorkerFailed, err.Error())
+			return
+		}
+	case msg.Event != nil:
+		ev := run.Event{Time: msg.Event.Time.Add(-cn.offset), Kind: msg.Event.Kind, Name: msg.Event.Name,
+			Detail: msg.Event.Detail, Outcome: msg.Event.Outcome}
+		switch ev.Kind {
+		case run.EventPhaseStart:
+			ev.Detail = fmt.Sprintf("workers=%d; worker %d: %s", p.n, f.w, ev.Detail)
+			p.pe.start(ev)
+		case run.EventPhaseEnd:
+			s.ended[ev.Name] = true
+			p.pe.end(ev)
+			p.m.endPhase(f.w, ev.Name)
+		default:
+			ev.Name = strings.TrimSpace(fmt.Sprintf("worker %d %s", f.w, ev.Name))
+			p.obs.Event(ev)
+		}
+	case msg.PhaseDone != nil:
+		pd := msg.PhaseDone
+		p.diag.phaseDone(f.w, pd)
+		p.m.endPhase(f.w, pd.Phase)
+		s.ended[pd.Phase] = true
+		p.errs[pd.Phase] = mergeErrors(p.errs[pd.Phase], pd.Errors)
+		if pd.Phase == measure.PhaseLoad {
+			s.records += pd.Records
+			p.records += pd.Records
+			p.wanted += pd.Wanted
+		}
+	case msg.Done != nil:
+		for ph := range s.ended {
+			p.m.endPhase(f.w, ph)
+		}
+		if msg.Done.Err != "" && !p.stopped {
+			p.lose(f.w, f.at, results.WorkerFailed, msg.Done.Err)
+			return
+		}
+		s.done, s.status = true, results.WorkerDone
+		if p.stopped {
+			s.status = results.WorkerInterrupted
+		}
+		cn.close()
+	}
+}
+
+// stopAll asks every worker still in the run to stop, and gives them the
+// grace period (and the silence that counts as lost) to do so.
+func (p *performance) stopAll(reason string) {
+	if p.stopped {
+		return
+	}
+	p.stopped = true
+	for i, cn := range p.conns {
+		if cn != nil && !p.st[i].lost && !p.st[i].done {
+			cn.send(&wire.Msg{Stop: &wire.Stop{Reason: reason}})
+		}
+	}
+	p.stopDeadline = time.After(p.c.opts.Grace + p.c.opts.LostAfter + 2*time.Second)
+}
+
+// wait handles frames until no worker still in the run is pending.
+func (p *performance) wait(pending func(*workerState) bool) {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for p.live(pending) {
+		select {
+		case f := <-p.c.inbox:
+			p.handle(f)
+			p.pe.flush(p.st)
+		case <-p.ctxDone:
+			p.ctxDone = nil
+			p.stopAll("interrupted")
+		case <-p.stopDeadline:
+			for i := range p.st {
+				p.lose(i, time.Now(), results.WorkerLost, "did not stop within the grace period")
+			}
+			p.pe.flush(p.st)
+		case <-tick.C:
+		}
+	}
+}
+
+// store stores each worker's row and per-interval counts with run runID and
+// returns the run's error: workers lost, a partial load, an interruption.
+func (p *performance) store(ctx context.Context, store *results.Store, runID int64) error {
+	rows := make([]results.Worker, p.n)
 	var lost []results.Worker
-	for i, s := range st {
+	for i, s := range p.st {
 		w := results.Worker{Index: i, Ops: s.ops, Records: s.records, Status: s.status, LostAt: s.lostAt, Detail: s.detail,
-			Clients: diag.clients[i]}
-		w.RespP50, w.RespP99, w.LagP99 = diag.figures(i)
-		if cn := conns[i]; cn != nil {
+			Clients: p.diag.clients[i]}
+		w.RespP50, w.RespP99, w.LagP99 = p.diag.figures(i)
+		if cn := p.conns[i]; cn != nil {
 			w.Host, w.PID, w.ClockOffset, w.RTT = cn.host, cn.pid, cn.offset, cn.rtt
 		}
 		if w.Status == "" {
@@ -769,18 +823,18 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 	if err := store.AddWorkers(wctx, runID, rows); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
-	if err := store.AddWorkerIntervals(wctx, runID, wivs); err != nil {
+	if err := store.AddWorkerIntervals(wctx, runID, p.wivs); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
 	if len(lost) > 0 {
-		runErr = errors.Join(runErr, &LostError{Workers: n, Lost: lost})
+		runErr = errors.Join(runErr, &LostError{Workers: p.n, Lost: lost})
 	}
-	if partial != nil {
-		runErr = errors.Join(runErr, partial)
-	} else if stopped {
+	if p.partial != nil {
+		runErr = errors.Join(runErr, p.partial)
+	} else if p.stopped {
 		runErr = errors.Join(runErr, fmt.Errorf("workers: %w", ctx.Err()))
 	}
-	return sums, runErr
+	return runErr
 }
 
 // phaseEvents turns the workers' phase events into the run's: a phase

@@ -105,54 +105,9 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	defer client.CloseIdleConnections()
 	host, _ := os.Hostname()
 
-	var resp *http.Response
-	var pw *io.PipeWriter
-	deadline := time.Now().Add(o.ConnectTimeout)
-	for {
-		var pr *io.PipeReader
-		pr, pw = io.Pipe()
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, pr)
-		if err != nil {
-			return &experiment.InputError{Err: fmt.Errorf("--coordinator %s: %w", o.Coordinator, err)}
-		}
-		req.Header.Set(wire.HeaderProtocol, strconv.Itoa(wire.Protocol))
-		req.Header.Set(wire.HeaderVersion, o.Version)
-		req.Header.Set(wire.HeaderIndex, strconv.Itoa(o.Index))
-		req.Header.Set(wire.HeaderHost, host)
-		req.Header.Set(wire.HeaderPID, strconv.Itoa(os.Getpid()))
-		if o.Token != "" {
-			req.Header.Set("Authorization", "Bearer "+o.Token)
-		}
-		resp, err = client.Do(req)
-		if err == nil && resp.StatusCode == http.StatusOK {
-			break
-		}
-		pw.Close()
-		if err != nil && https {
-			if msg := untrusted(o.Coordinator, err); msg != "" {
-				return &RefusedError{Msg: msg}
-			}
-		}
-		if err == nil {
-			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-			resp.Body.Close()
-			msg := strings.TrimSpace(string(b))
-			if resp.StatusCode == http.StatusConflict || resp.StatusCode == http.StatusUnauthorized {
-				return &RefusedError{Msg: fmt.Sprintf("coordinator %s %s", o.Coordinator, msg)}
-			}
-			err = fmt.Errorf("%s: %s", resp.Status, msg)
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if time.Now().After(deadline) {
-			return &UnreachableError{URL: o.Coordinator, Timeout: o.ConnectTimeout, Err: err}
-		}
-		select {
-		case <-time.After(250 * time.Millisecond):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	resp, pw, err := connect(ctx, client, url, host, o)
+	if err != nil {
+		return err
 	}
 	defer resp.Body.Close()
 	logf("connected to %s", o.Coordinator)
@@ -183,27 +138,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	silence := time.NewTimer(o.LostAfter)
 	defer silence.Stop()
 	var opened chan error
-	finish := func(err error) error {
-		d := &wire.Done{}
-		if err != nil {
-			d.Err = err.Error()
-		}
-		w.send(&wire.Msg{Done: d})
-		// Let the coordinator read Done and end the stream (bounded).
-		w.closeOut()
-		t := time.NewTimer(2 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case _, ok := <-frames:
-				if !ok {
-					return err
-				}
-			case <-t.C:
-				return err
-			}
-		}
-	}
+	finish := func(err error) error { return w.finish(frames, err) }
 	for {
 		select {
 		case <-ctx.Done():
@@ -383,4 +318,86 @@ func (o *streamObs) Interval(iv measure.Interval) {
 
 func (o *streamObs) Event(ev run.Event) {
 	o.w.send(&wire.Msg{Event: &wire.Event{Time: ev.Time, Kind: ev.Kind, Name: ev.Name, Detail: ev.Detail, Outcome: ev.Outcome}})
+}
+
+// connect keeps trying to open the worker's stream to the coordinator at
+// url until it is accepted, refused (a version, index or token it does not
+// take; a certificate this worker does not trust), ctx ends, or
+// o.ConnectTimeout passes. pw is the stream's sending end.
+func connect(ctx context.Context, client *http.Client, url, host string, o WorkerOptions) (*http.Response, *io.PipeWriter, error) {
+	var resp *http.Response
+	var pw *io.PipeWriter
+	https := strings.HasPrefix(o.Coordinator, "https://")
+	deadline := time.Now().Add(o.ConnectTimeout)
+	for {
+		var pr *io.PipeReader
+		pr, pw = io.Pipe()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, pr)
+		if err != nil {
+			return nil, nil, &experiment.InputError{Err: fmt.Errorf("--coordinator %s: %w", o.Coordinator, err)}
+		}
+		req.Header.Set(wire.HeaderProtocol, strconv.Itoa(wire.Protocol))
+		req.Header.Set(wire.HeaderVersion, o.Version)
+		req.Header.Set(wire.HeaderIndex, strconv.Itoa(o.Index))
+		req.Header.Set(wire.HeaderHost, host)
+		req.Header.Set(wire.HeaderPID, strconv.Itoa(os.Getpid()))
+		if o.Token != "" {
+			req.Header.Set("Authorization", "Bearer "+o.Token)
+		}
+		resp, err = client.Do(req)
+		if err == nil && resp.StatusCode == http.StatusOK {
+			break
+		}
+		pw.Close()
+		if err != nil && https {
+			if msg := untrusted(o.Coordinator, err); msg != "" {
+				return nil, nil, &RefusedError{Msg: msg}
+			}
+		}
+		if err == nil {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			resp.Body.Close()
+			msg := strings.TrimSpace(string(b))
+			if resp.StatusCode == http.StatusConflict || resp.StatusCode == http.StatusUnauthorized {
+				return nil, nil, &RefusedError{Msg: fmt.Sprintf("coordinator %s %s", o.Coordinator, msg)}
+			}
+			err = fmt.Errorf("%s: %s", resp.Status, msg)
+		}
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if time.Now().After(deadline) {
+			return nil, nil, &UnreachableError{URL: o.Coordinator, Timeout: o.ConnectTimeout, Err: err}
+		}
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
+	return resp, pw, nil
+}
+
+// finish sends Done (with err, if any) and lets the coordinator read it
+// and end the stream (frames closes), for 2 s at most; it returns err.
+func (w *worker) finish(frames <-chan *wire.Msg, err error) error {
+	d := &wire.Done{}
+	if err != nil {
+		d.Err = err.Error()
+	}
+	w.send(&wire.Msg{Done: d})
+	// Let the coordinator read Done and end the stream (bounded).
+	w.closeOut()
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case _, ok := <-frames:
+			if !ok {
+				return err
+			}
+		case <-t.C:
+			return err
+		}
+	}
 }

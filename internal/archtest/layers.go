@@ -35,8 +35,9 @@ func layers() []layer {
 		{"workloads", []string{"workload/..."}},
 		{"runs", []string{"run", "results", "sla", "workers/wire"}},
 		{"analysis", []string{"analysis"}},
-		{"rendering", []string{"report"}},
-		{"orchestration", []string{"experiment", "web/..."}},
+		{"orchestration", []string{"experiment"}},
+		{"rendering", []string{"report"}}, // the commands' printers show plans and outcomes
+		{"dashboard", []string{"web/..."}},
 		{"procedures", []string{"rating", "workers"}},
 		{"commands", []string{"internal/cli"}},
 		{"main", []string{"cmd/dbrig"}},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -85,7 +86,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return 2
 	default:
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
-		if experiment.IsInput(err) || errors.Is(err, results.ErrNoRun) {
+		if experiment.IsInput(err) || errors.Is(err, results.ErrNoRun) || errors.Is(err, results.ErrNoRating) {
 			return 2
 		}
 		return 1
@@ -126,9 +127,7 @@ func driversCmd(_ context.Context, e *env, args []string) error {
 	reg := registry()
 	switch len(args) {
 	case 0:
-		for _, n := range reg.Names() {
-			fmt.Fprintf(e.stdout, "%-10s %s\n", n, reg[n].Doc)
-		}
+		report.Drivers(e.stdout, reg)
 		return nil
 	case 1:
 	default:
@@ -138,22 +137,6 @@ func driversCmd(_ context.Context, e *env, args []string) error {
 	if !ok {
 		return &experiment.InputError{Err: fmt.Errorf("%w %q (expected one of: %s)", driver.ErrUnknownDriver, args[0], strings.Join(reg.Names(), ", "))}
 	}
-	fmt.Fprintf(e.stdout, "%s: %s\n", args[0], d.Doc)
-	if len(d.Props) == 0 {
-		fmt.Fprintln(e.stdout, "no properties")
-		return nil
-	}
-	fmt.Fprintf(e.stdout, "\n%-22s %-10s %-24s %s\n", "property", "type", "default", "meaning")
-	for _, p := range d.Props {
-		doc := p.Doc
-		if p.Secret != nil {
-			doc += " (secret: never stored or printed)"
-		}
-		def := p.Default
-		if def == "" {
-			def = "-"
-		}
-		fmt.Fprintf(e.stdout, "%-22s %-10s %-24s %s\n", p.Key, p.Type, def, doc)
-	}
+	report.Driver(e.stdout, args[0], d)
 	return nil
 }

@@ -5,19 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"maps"
-	"net"
 	"os"
-	"path/filepath"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -45,24 +41,10 @@ func clusterCmd(ctx context.Context, e *env, args []string) error {
 	return sub(ctx, e, args[1:])
 }
 
-// defaultStateFile is $XDG_STATE_HOME/dbrig/cluster.json, else
-// ~/.local/state/dbrig/cluster.json.
-func defaultStateFile() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			home = os.TempDir()
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "dbrig", "cluster.json")
-}
-
 // clusterFlags parses a subcommand's flags, --state among them, and
 // returns the positional arguments.
 func clusterFlags(fs *flag.FlagSet, args []string) (state string, pos []string, err error) {
-	st := fs.String("state", defaultStateFile(), "the state file of the cluster")
+	st := fs.String("state", cluster.DefaultStateFile(), "the state file of the cluster")
 	pos, err = parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return "", nil, errHelp
@@ -71,25 +53,6 @@ func clusterFlags(fs *flag.FlagSet, args []string) (state string, pos []string, 
 		return "", nil, &usageError{msg: err.Error()}
 	}
 	return *st, pos, nil
-}
-
-// readState reads the state file; ok is false when there is none.
-func readState(path string) (s cluster.State, ok bool, err error) {
-	s, err = cluster.ReadState(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return s, false, nil
-	}
-	return s, err == nil, err
-}
-
-func aliveNodes(s cluster.State) int {
-	n := 0
-	for _, nd := range s.Nodes {
-		if nd.Alive() {
-			n++
-		}
-	}
-	return n
 }
 
 func clusterUp(ctx context.Context, e *env, args []string) error {
@@ -117,9 +80,9 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ports, err := parsePorts(portFlags)
+	ports, err := cluster.ParsePorts(portFlags)
 	if err != nil {
-		return err
+		return usagef("dbrig cluster up: %v", err)
 	}
 	if len(pos) != 1 {
 		return usagef("dbrig cluster up: expected one experiment file or recipe (%s)", strings.Join(experiment.Recipes(), ", "))
@@ -167,19 +130,16 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	if recipe, err = withRecipeExtras(recipe, dbs, *pwEnv); err != nil {
 		return err
 	}
-	if s, ok, err := readState(state); err != nil {
-		return &experiment.InputError{Err: fmt.Errorf("%w; remove it if no cluster of yours is up", err)}
-	} else if ok {
-		if n := aliveNodes(s); n > 0 {
-			// Idempotent: the same cluster, up and answering, is no error.
-			if why := sameCluster(s, recipe, ports); why != "" {
-				return &experiment.InputError{Err: fmt.Errorf("a cluster is up already (%s, %d of %d nodes alive, state %s) but %s: `dbrig cluster down` first, or give another --state", s.System, n, len(s.Nodes), state, why)}
-			}
-			fmt.Fprintf(e.stdout, "%s cluster is up already (state %s, dir %s): nothing to do\n", s.System, state, s.Dir)
-			printNodes(e.stdout, s.Nodes, nil)
-			return nil
-		}
-		// Every node is gone (a reboot, a kill): clear what is left.
+	s, alive, err := cluster.Existing(state, recipe, ports)
+	switch {
+	case err != nil:
+		return &experiment.InputError{Err: err}
+	case alive:
+		// Idempotent: the same cluster, up and answering, is no error.
+		fmt.Fprintf(e.stdout, "%s cluster is up already (state %s, dir %s): nothing to do\n", s.System, state, s.Dir)
+		report.Nodes(e.stdout, s.Nodes, nil)
+		return nil
+	case s != nil: // every node is gone (a reboot, a kill): clear what is left
 		if err := s.Down(ctx, state, time.Second); err != nil {
 			return fmt.Errorf("clear the stale state %s: %w", state, err)
 		}
@@ -196,51 +156,13 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("local %s cluster: %w", recipe.System(), err)
 	}
 	fmt.Fprintf(e.stdout, "%s cluster up in %v (state %s, dir %s)\n", cl.System(), time.Since(start).Round(100*time.Millisecond), state, cl.Dir())
-	printNodes(e.stdout, cl.Nodes(), nil)
-	props := cl.Props()
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var ps []string
-	hidden := false
-	for _, k := range keys {
-		v := spec.RedactProp(k, props[k])
-		hidden = hidden || v != props[k]
-		ps = append(ps, "-p "+shellQuote(k+"="+v))
-	}
+	report.Nodes(e.stdout, cl.Nodes(), nil)
 	stateFlag := ""
-	if state != defaultStateFile() {
-		stateFlag = " --state " + shellQuote(state)
+	if state != cluster.DefaultStateFile() {
+		stateFlag = " --state " + cluster.ShellWord(state)
 	}
-	fmt.Fprintf(e.stdout, "\nrun against it:\n  dbrig run --driver %s %s -P workloada\n", drv, strings.Join(ps, " "))
-	if hidden {
-		fmt.Fprintf(e.stdout, "  (secrets are not shown: eval \"$(dbrig cluster env%s)\" exports every property as a DBRIG_… variable)\n", stateFlag)
-	}
-	fmt.Fprintf(e.stdout, "stop it:\n  dbrig cluster down%s\n", stateFlag)
+	report.ClusterUsage(e.stdout, drv, cl.Props(), stateFlag)
 	return nil
-}
-
-// parsePorts reads --port NODE.NAME=PORT flags.
-func parsePorts(flags []string) (map[string]int, error) {
-	if len(flags) == 0 {
-		return nil, nil
-	}
-	ports := map[string]int{}
-	for _, f := range flags {
-		k, v, ok := strings.Cut(f, "=")
-		node, name, ok2 := strings.Cut(k, ".")
-		p, err := strconv.Atoi(v)
-		if !ok || !ok2 || node == "" || name == "" || err != nil || p <= 0 || p > 65535 {
-			return nil, usagef("dbrig cluster up: --port %q: expected NODE.NAME=PORT with a port 1-65535 (e.g. etcd1.client=2379)", f)
-		}
-		if _, dup := ports[k]; dup {
-			return nil, usagef("dbrig cluster up: --port %s given twice", k)
-		}
-		ports[k] = p
-	}
-	return ports, nil
 }
 
 // withRecipeExtras applies --database and --password-env to the recipes
@@ -278,48 +200,6 @@ func withRecipeExtras(r cluster.Recipe, dbs []string, pwEnv string) (cluster.Rec
 	return r, nil
 }
 
-// sameCluster says why the cluster of state s is not the one asked for
-// (recipe r with the given ports), or "" when it is: same system, same
-// nodes, the given ports, every node alive and accepting connections.
-func sameCluster(s cluster.State, r cluster.Recipe, ports map[string]int) string {
-	if s.System != r.System() {
-		return "it runs " + s.System + ", not " + r.System()
-	}
-	planned, _, err := cluster.Plan(r, nil)
-	if err != nil {
-		return err.Error()
-	}
-	var want, have []string
-	for _, n := range planned {
-		want = append(want, n.Name)
-	}
-	byName := map[string]cluster.Node{}
-	for _, n := range s.Nodes {
-		have = append(have, n.Name)
-		byName[n.Name] = n
-	}
-	if strings.Join(want, ",") != strings.Join(have, ",") {
-		return fmt.Sprintf("its nodes are %s, not %s", strings.Join(have, ", "), strings.Join(want, ", "))
-	}
-	for k, p := range ports {
-		node, name, _ := strings.Cut(k, ".")
-		if got := byName[node].Ports[name]; got != p {
-			return fmt.Sprintf("%s is on port %d, not %d", k, got, p)
-		}
-	}
-	for _, n := range s.Nodes {
-		if !n.Alive() {
-			return "node " + n.Name + " is not running"
-		}
-		c, err := net.DialTimeout("tcp", n.Addr, 2*time.Second)
-		if err != nil {
-			return fmt.Sprintf("node %s does not answer on %s (%v)", n.Name, n.Addr, err)
-		}
-		c.Close()
-	}
-	return ""
-}
-
 // clusterEnv prints one shell export line per driver property of the
 // running cluster (secrets too: it is for eval, and says so nowhere else),
 // named PREFIX + the property in upper case with '_' for '.': the names
@@ -335,10 +215,10 @@ func clusterEnv(_ context.Context, e *env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("dbrig cluster env: no arguments expected")
 	}
-	if !validEnvPrefix(*prefix) {
+	if !cluster.ValidEnvPrefix(*prefix) {
 		return usagef("dbrig cluster env: --prefix %q: expected letters, digits and _, not starting with a digit", *prefix)
 	}
-	s, ok, err := readState(state)
+	s, ok, err := cluster.LoadState(state)
 	if err != nil {
 		return err
 	}
@@ -346,66 +226,13 @@ func clusterEnv(_ context.Context, e *env, args []string) error {
 	if !ok {
 		return &experiment.InputError{Err: fmt.Errorf("no cluster is up (no state file %s)", state)}
 	}
-	if n := aliveNodes(s); n != len(s.Nodes) {
-		return fmt.Errorf("the %s cluster of %s is not fully up: %d of %d nodes alive (dbrig cluster status --state %s)", s.System, state, n, len(s.Nodes), shellQuote(state))
+	if n := s.AliveNodes(); n != len(s.Nodes) {
+		return fmt.Errorf("the %s cluster of %s is not fully up: %d of %d nodes alive (dbrig cluster status --state %s)", s.System, state, n, len(s.Nodes), cluster.ShellWord(state))
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Props)) {
-		fmt.Fprintf(e.stdout, "export %s=%s\n", envName(*prefix, k), shellQuoteAlways(s.Props[k]))
+		fmt.Fprintf(e.stdout, "export %s=%s\n", cluster.EnvName(*prefix, k), cluster.ShellQuote(s.Props[k]))
 	}
 	return nil
-}
-
-// envName is prefix + key in upper case, every character that a shell
-// variable name cannot hold turned into '_'.
-func envName(prefix, key string) string {
-	b := []byte(strings.ToUpper(key))
-	for i, c := range b {
-		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			b[i] = '_'
-		}
-	}
-	return prefix + string(b)
-}
-
-func validEnvPrefix(p string) bool {
-	for i, c := range p {
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// shellQuoteAlways single-quotes s for a POSIX shell: nothing inside is
-// special but the single quote itself, which ends the quoting, is written
-// escaped, and quoting starts again.
-func shellQuoteAlways(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything special.
-func shellQuote(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/=@%+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// printNodes lists nodes; with a state, whether each is alive.
-func printNodes(w io.Writer, nodes []cluster.Node, aliveOf func(cluster.Node) bool) {
-	for _, n := range nodes {
-		status := ""
-		if aliveOf != nil {
-			status = "alive"
-			if !aliveOf(n) {
-				status = "DEAD "
-			}
-			status += "  "
-		}
-		fmt.Fprintf(w, "  %s%-10s %-8s pid %-7d %-21s log %s\n", status, n.Name, n.Role, n.PID, n.Addr, n.Log)
-	}
 }
 
 // stateOf parses the flags of a command that takes no arguments and reads
@@ -418,7 +245,7 @@ func stateOf(e *env, cmd string, args []string) (state string, s cluster.State, 
 	if len(pos) != 0 {
 		return "", cluster.State{}, false, usagef("dbrig cluster %s: no arguments expected", cmd)
 	}
-	st, ok, err := readState(state)
+	st, ok, err := cluster.LoadState(state)
 	if err != nil {
 		return "", cluster.State{}, false, err
 	}
@@ -438,8 +265,8 @@ func clusterStatus(_ context.Context, e *env, args []string) error {
 		pinned = ", pinned to CPUs " + s.CPUs
 	}
 	fmt.Fprintf(e.stdout, "%s cluster, up since %s: %d of %d nodes alive%s (state %s, dir %s)\n",
-		s.System, s.Created.Local().Format(time.DateTime), aliveNodes(s), len(s.Nodes), pinned, state, s.Dir)
-	printNodes(e.stdout, s.Nodes, cluster.Node.Alive)
+		s.System, s.Created.Local().Format(time.DateTime), s.AliveNodes(), len(s.Nodes), pinned, state, s.Dir)
+	report.Nodes(e.stdout, s.Nodes, cluster.Node.Alive)
 	return nil
 }
 
@@ -466,22 +293,19 @@ func clusterLogs(_ context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("dbrig cluster logs: expected one node name")
 	}
-	s, ok, err := readState(state)
+	s, ok, err := cluster.LoadState(state)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return &experiment.InputError{Err: fmt.Errorf("no cluster is up (no state file %s)", state)}
 	}
-	var names []string
-	for _, n := range s.Nodes {
-		if n.Name == pos[0] {
-			for _, l := range cluster.LogTail(n.Log, *lines) {
-				fmt.Fprintln(e.stdout, l)
-			}
-			return nil
-		}
-		names = append(names, n.Name)
+	n, err := s.Node(pos[0])
+	if err != nil {
+		return &experiment.InputError{Err: err}
 	}
-	return &experiment.InputError{Err: fmt.Errorf("no node %q in the %s cluster (nodes: %s)", pos[0], s.System, strings.Join(names, ", "))}
+	for _, l := range cluster.LogTail(n.Log, *lines) {
+		fmt.Fprintln(e.stdout, l)
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/workload/timeseries"
 	"github.com/dbrig/dbrig/workload/tpcc"
@@ -24,40 +23,6 @@ func completionCmd(_ context.Context, e *env, args []string) error {
 		return usagef("dbrig completion: expected bash (then: source <(dbrig completion bash))")
 	}
 	return writeBashCompletion(e.stdout)
-}
-
-// propertyNames lists every property dbrig knows: each driver's declared
-// ones, and what resolving a plain run reads (YCSB's workload, the runner).
-func propertyNames() []string {
-	seen := map[string]bool{}
-	reg := registry()
-	for _, name := range reg.Names() {
-		for _, d := range reg[name].Props {
-			seen[d.Key] = true
-		}
-	}
-	if p, err := experiment.Resolve(experiment.Options{Driver: all.Null}); err == nil {
-		for _, k := range p.Props.Looked() {
-			seen[k] = true
-		}
-	}
-	for _, d := range tpcc.Props() {
-		seen[d.Key] = true
-	}
-	for _, d := range timeseries.DevopsProps() {
-		seen[d.Key] = true
-	}
-	if p, err := experiment.Resolve(experiment.Options{Driver: all.Null, PropFiles: []string{"tsworkload_template"}}); err == nil {
-		for _, k := range p.Props.Looked() {
-			seen[k] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func flagNames(define func(*flag.FlagSet)) []string {
@@ -81,7 +46,7 @@ func writeBashCompletion(w io.Writer) error {
 	}
 	sort.Strings(cmds)
 	runFlagList := flagNames(func(fs *flag.FlagSet) { (&runFlags{}).define(fs, true) })
-	props := propertyNames()
+	props := experiment.PropertyNames()
 	for i, p := range props {
 		props[i] = p + "="
 	}

@@ -5,13 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/dbrig/dbrig/experiment"
@@ -99,7 +95,7 @@ func parseK8sFlags(e *env, sub string, args []string) (*k8sFlags, *runFlags, str
 	// --workers and --connect-timeout are run's flags (worker.go), read
 	// here: the workers are pods, and pods start in any order (image pulls
 	// take time), so the wait is longer by default.
-	kf.workers, kf.connectTimeout = rf.wf.workers, rf.wf.connectTimeout
+	kf.workers, kf.connectTimeout = rf.wf.Workers, rf.wf.ConnectTimeout
 	if !rf.set["connect-timeout"] {
 		kf.connectTimeout = 5 * time.Minute
 	}
@@ -135,100 +131,33 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 	s := &k8s.Spec{
 		Namespace: kf.namespace, Image: kf.image, Workers: kf.workers,
 		Files: map[string][]byte{}, ConnectTimeout: kf.connectTimeout, TTL: kf.ttl,
-		PullPolicy: corev1.PullPolicy(kf.pull), TLS: kf.tls,
+		TLS: kf.tls,
 	}
-	switch s.PullPolicy {
-	case "", corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
-	default:
-		return nil, usagef("--pull-policy %q: expected Always, IfNotPresent or Never", kf.pull)
+	if err := s.Schedule(kf.pull, kf.workerRes, kf.coordRes, kf.nodeSelectors, kf.tols); err != nil {
+		return nil, usagef("%v", err)
 	}
-	var err error
-	if s.WorkerResources, err = k8s.ParseResources(kf.workerRes); err != nil {
-		return nil, usagef("--worker-resources: %v", err)
-	}
-	if s.CoordinatorResources, err = k8s.ParseResources(kf.coordRes); err != nil {
-		return nil, usagef("--coordinator-resources: %v", err)
-	}
-	for _, ns := range kf.nodeSelectors {
-		k, v, err := k8s.ParseNodeSelector(ns)
-		if err != nil {
-			return nil, usagef("--node-selector: %v", err)
-		}
-		if s.NodeSelector == nil {
-			s.NodeSelector = map[string]string{}
-		}
-		s.NodeSelector[k] = v
-	}
-	for _, t := range kf.tols {
-		tol, err := k8s.ParseToleration(t)
-		if err != nil {
-			return nil, usagef("--toleration: %v", err)
-		}
-		s.Tolerations = append(s.Tolerations, tol)
-	}
-
-	// Resolve here, before anything is created: a typo, a missing file or
-	// a run that cannot be split into the workers' shares (more workers
-	// than records or clients, a driver whose data lives in one process's
-	// files) is found on the user's machine, by the coordinator's own check.
-	var plans []*experiment.Plan
+	// Resolve here, before anything is created (experiment/pods.go).
 	if file != "" {
-		if len(rf.set) > len(kf.ownSet(rf.set)) {
-			return nil, usagef("dbrig k8s: with an experiment file, give the run's settings in the file (run flags such as -p are for runs without one)")
+		for n := range rf.set {
+			if !k8sOwn[n] {
+				return nil, usagef("dbrig k8s: with an experiment file, give the run's settings in the file (run flags such as -p are for runs without one)")
+			}
 		}
-		b, err := experiment.ResolveBench(file, experiment.BenchOptions{Store: rf.store})
+		pf, err := experiment.ForPods(file, rf.store, kf.workers)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range b.Runs {
-			if r.Plan.Cluster != nil {
-				return nil, &experiment.InputError{Err: fmt.Errorf("%s: cluster: a local cluster cannot run in pods; point the driver at a server the cluster can reach", file)}
-			}
-			if r.Plan.KubeFaults() {
-				// The coordinator's pod has no API access (no service-account token).
-				return nil, &experiment.InputError{Err: fmt.Errorf("%s: scenario: faults on Kubernetes targets are fired by dbrig bench on a machine that reaches the API server, not by the pods of dbrig k8s run", file)}
-			}
-			plans = append(plans, r.Plan)
-		}
-		body, err := os.ReadFile(file)
-		if err != nil {
-			return nil, &experiment.InputError{Err: err}
-		}
-		secret := map[string]bool{}
-		for _, p := range plans {
-			for _, d := range registry()[p.Driver].Props {
-				if d.Secret != nil {
-					secret[d.Key] = true
-				}
-			}
-		}
-		base := filepath.Base(file)
-		clean, secrets, sets, err := secretFreeFile(file, body, secret)
-		if err != nil {
-			return nil, err
-		}
-		s.Files[base] = clean
-		s.SecretProps = secrets
-		s.Command = append([]string{"bench", k8s.ExperimentPath(base)}, sets...)
+		s.Files, s.SecretProps, s.Command = pf.Files, pf.SecretProps, pf.Command
 	} else {
 		plan, err := experiment.Resolve(rf.options(true, append([]string{"run"}, args...)))
 		if err != nil {
 			return nil, err
 		}
-		plans = append(plans, plan)
-		secret := map[string]bool{}
-		for _, d := range registry()[plan.Driver].Props {
-			if d.Secret != nil {
-				secret[d.Key] = true
-			}
-		}
 		s.SecretProps = map[string]string{}
-		if s.Command, err = coordinatorArgs(args, s.Files, secret, s.SecretProps); err != nil {
+		if s.Command, err = coordinatorArgs(args, s.Files, experiment.SecretProps(plan.Driver), s.SecretProps); err != nil {
 			return nil, err
 		}
-	}
-	for _, p := range plans {
-		if _, err := p.Shares(kf.workers); err != nil {
+		if _, err := plan.Shares(kf.workers); err != nil {
 			return nil, err
 		}
 	}
@@ -238,17 +167,6 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 		s.RunID = kf.runID
 	}
 	return s, nil
-}
-
-// ownSet returns the visited flags that are dbrig k8s's own.
-func (kf *k8sFlags) ownSet(set map[string]bool) map[string]bool {
-	own := map[string]bool{}
-	for n := range set {
-		if k8sOwn[n] {
-			own[n] = true
-		}
-	}
-	return own
 }
 
 // coordinatorArgs rebuilds the `dbrig run` flags for the coordinator from
@@ -275,25 +193,14 @@ func coordinatorArgs(args []string, files map[string][]byte, secret map[string]b
 		}
 		if l, ok := fl.Value.(*listFlag); ok {
 			for _, v := range *l {
-				if fl.Name == "P" {
-					if body, err := os.ReadFile(v); err == nil {
-						if err := secretInPropFile(v, body, secret); err != nil {
-							errs = append(errs, err)
-						}
-						base := filepath.Base(v)
-						if prev, dup := files[base]; dup && string(prev) != string(body) {
-							errs = append(errs, fmt.Errorf("-P %s: another property file is also named %s; rename one", v, base))
-						}
-						files[base] = body
-						v = k8s.ExperimentPath(base)
+				switch fl.Name {
+				case "P":
+					var err error
+					if v, err = k8s.PropFileArg(v, files, secret); err != nil {
+						errs = append(errs, err)
 					}
-				}
-				if fl.Name == "p" {
-					if key, val, ok := strings.Cut(v, "="); ok && secret[strings.TrimSpace(key)] {
-						key = strings.TrimSpace(key)
-						secrets[key] = val
-						v = key + "=$(" + k8s.SecretPropEnv(key) + ")"
-					}
+				case "p":
+					v = k8s.SecretPropArg(v, secret, secrets)
 				}
 				out = append(out, "-"+fl.Name, v)
 			}
@@ -310,86 +217,22 @@ func coordinatorArgs(args []string, files map[string][]byte, secret map[string]b
 }
 
 func printManifests(e *env, s *k8s.Spec) error {
-	if s.Namespace == "" {
-		s.Namespace = "default"
-	}
-	if s.RunID == "" {
-		parts := []string{s.Namespace, s.Image}
-		parts = append(parts, s.Command...)
-		names := make([]string, 0, len(s.Files))
-		for n := range s.Files {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			parts = append(parts, n, string(s.Files[n]))
-		}
-		s.RunID = k8s.StableRunID(parts...)
-	}
-	if s.Secret == "" {
-		s.Secret = k8s.Name(s.RunID)
-	}
-	objs, err := k8s.Build(*s)
-	if err != nil {
+	err := k8s.WriteManifests(e.stdout, s, experiment.Version)
+	if k8s.IsInput(err) {
 		return &experiment.InputError{Err: err}
 	}
-	fmt.Fprintf(e.stdout, "# dbrig %s: %d workers in namespace %s (run id %s).\n", experiment.Version, s.Workers, s.Namespace, s.RunID)
-	fmt.Fprintf(e.stdout, "# Create the Secret first (a random token, and a PostgreSQL results store the pods can reach):\n")
-	props := ""
-	for _, k := range sortedMapKeys(s.SecretProps) {
-		props += fmt.Sprintf(" --from-literal=%s='…'", k8s.SecretPropKey(k))
-	}
-	fmt.Fprintf(e.stdout, "#   kubectl -n %s create secret generic %s --from-literal=%s=\"$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n')\" --from-literal=%s='postgres://USER:PASSWORD@HOST/DB'%s\n",
-		s.Namespace, s.Secret, k8s.SecretTokenKey, k8s.SecretStoreKey, props)
-	if s.TLS {
-		fmt.Fprintf(e.stdout, "# --tls: the Secret also needs %s (a CA certificate), %s and %s (the coordinator's certificate for %s, signed by that CA, and its key), PEM:\n",
-			k8s.SecretTLSCAKey, k8s.SecretTLSCertKey, k8s.SecretTLSKeyKey, k8s.CoordinatorHost(s))
-		fmt.Fprintf(e.stdout, "#   add --from-file=%s=ca.pem --from-file=%s=cert.pem --from-file=%s=key.pem to the command above\n",
-			k8s.SecretTLSCAKey, k8s.SecretTLSCertKey, k8s.SecretTLSKeyKey)
-	}
-	fmt.Fprintf(e.stdout, "# Then: kubectl apply -f THIS.yaml; kubectl -n %s logs -f job/%s-coordinator\n", s.Namespace, k8s.Name(s.RunID))
-	fmt.Fprintf(e.stdout, "# Clean up: kubectl -n %s delete job,service,configmap,secret -l %s\n", s.Namespace, k8s.Selector(s.RunID))
-	return k8s.WriteYAML(e.stdout, objs.List())
-}
-
-func sortedMapKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return err
 }
 
 func k8sRun(ctx context.Context, e *env, c kubernetes.Interface, s *k8s.Spec) error {
 	if s.Secret != "" {
 		return usagef("dbrig k8s run: --secret is for manifests; run makes its own Secret from --store and a random token")
 	}
-	var err error
-	if s.RunID == "" {
-		if s.RunID, err = k8s.NewRunID(); err != nil {
-			return err
-		}
-	}
-	if s.Token, err = k8s.NewToken(); err != nil {
-		return err
-	}
-	objs, err := k8s.Build(*s)
-	if err != nil {
+	err := k8s.Launch(ctx, c, s, e.stderr, e.stdout)
+	switch {
+	case k8s.IsInput(err):
 		return &experiment.InputError{Err: err}
-	}
-	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	err = k8s.Preflight(pctx, c, s.Namespace, k8s.RunPermissions())
-	cancel()
-	if err != nil {
-		var re *k8s.RBACError
-		if errors.Is(err, k8s.ErrNoNamespace) || errors.Is(err, k8s.ErrUnreachable) || errors.As(err, &re) {
-			return &experiment.InputError{Err: err}
-		}
-		return err
-	}
-	err = k8s.Run(ctx, c, s, objs, e.stderr, e.stdout)
-	if ctx.Err() != nil {
+	case ctx.Err() != nil:
 		return fmt.Errorf("interrupted; the run's objects were deleted (what the coordinator stored before stays in the store): %w", err)
 	}
 	return err

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
+	"io"
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/internal/outfile"
@@ -47,12 +45,8 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 	if *out == "" {
 		*out = "report-" + pos[0] + ".html"
 	}
-	var protected []outfile.Path
-	if f, ok := results.File(*storeDSN); ok {
-		protected = append(protected, outfile.Path{Role: "results store", Path: f})
-	}
-	if err := outfile.Check([]outfile.Path{{Role: "-o", Path: *out}}, protected); err != nil {
-		return &experiment.InputError{Err: err}
+	if err := checkOut("-o", *out, *storeDSN); err != nil {
+		return err
 	}
 	if *pngDir != "" {
 		if err := os.MkdirAll(*pngDir, 0o755); err != nil {
@@ -68,15 +62,7 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := outfile.Create(*out)
-	if err != nil {
-		return err
-	}
-	defer f.Abort() // removes only the temporary file, never *out
-	if err := report.RenderHTML(f, rep); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := f.Commit(); err != nil {
+	if err := writeOut(*out, "", func(w io.Writer) error { return errPrefix("report: ", report.RenderHTML(w, rep)) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\n", *out)
@@ -112,30 +98,45 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer store.Close()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return &experiment.InputError{Err: fmt.Errorf("--addr %s: %w", *addr, err)}
+	err = web.Serve(ctx, store, *addr, e.stderr)
+	var le *web.ListenError
+	if errors.As(err, &le) {
+		return &experiment.InputError{Err: err}
 	}
-	if !isLoopback(ln.Addr()) {
-		fmt.Fprintf(e.stderr, "warning: the dashboard listens on %s, reachable from other machines; it has no login (use 127.0.0.1:PORT to keep it local)\n", ln.Addr())
-	}
-	srv := &http.Server{Handler: web.NewServer(store), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(e.stderr, "dbrig dashboard on http://%s (results: %s); Ctrl-C stops it\n", ln.Addr(), store.Name())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		return srv.Shutdown(sctx)
-	}
+	return err
 }
 
-// isLoopback tells whether a listening address is reachable from this
-// machine only.
-func isLoopback(a net.Addr) bool {
-	ta, ok := a.(*net.TCPAddr)
-	return ok && ta.IP.IsLoopback()
+// checkOut refuses an output file (given with flag role) that would
+// overwrite the results store storeDSN, before anything runs (exit code 2).
+func checkOut(role, path, storeDSN string) error {
+	var protected []outfile.Path
+	if f, ok := results.File(storeDSN); ok {
+		protected = append(protected, outfile.Path{Role: "results store", Path: f})
+	}
+	if err := outfile.Check([]outfile.Path{{Role: role, Path: path}}, protected); err != nil {
+		return &experiment.InputError{Err: err}
+	}
+	return nil
+}
+
+// writeOut writes path through a temporary file renamed into place only
+// when write succeeded; prefix goes before the file's own errors.
+func writeOut(path, prefix string, write func(io.Writer) error) error {
+	f, err := outfile.Create(path)
+	if err != nil {
+		return errPrefix(prefix, err)
+	}
+	defer f.Abort() // removes only the temporary file, never path
+	if err := write(f); err != nil {
+		return err
+	}
+	return errPrefix(prefix, f.Commit())
+}
+
+// errPrefix is err with prefix before its text; nil stays nil.
+func errPrefix(prefix string, err error) error {
+	if err == nil || prefix == "" {
+		return err
+	}
+	return fmt.Errorf("%s%w", prefix, err)
 }

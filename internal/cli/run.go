@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -13,10 +12,9 @@ import (
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/experiment"
-	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
-	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
+	"github.com/dbrig/dbrig/workers"
 )
 
 // runFlags are the flags of `dbrig run` and `dbrig load`. YCSB's own flags
@@ -103,8 +101,8 @@ func parseRunFlags(name string, e *env, args []string, withRun bool) (*runFlags,
 	case f.recreate && f.skipLoad:
 		return nil, usagef("--recreate and --skip-load: recreating the data means loading it")
 	}
-	if err := f.wf.check(f.set); err != nil {
-		return nil, err
+	if err := workers.Local(f.wf).Check(f.set); err != nil {
+		return nil, &usageError{msg: err.Error()}
 	}
 	if err := pinSelf(f.cpus); err != nil {
 		return nil, err
@@ -173,25 +171,16 @@ func execute(ctx context.Context, e *env, f *runFlags, withRun bool, args []stri
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
 	hooks := experiment.Hooks{Warn: func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) }}
-	var prog *progress
+	var prog *report.ProgressLine
 	if !f.quiet {
-		prog = newProgress(e.stderr, map[string]bound{
-			measure.PhaseLoad:    {ops: plan.LoadOps()},
-			measure.PhaseWarmup:  {dur: plan.Config.Warmup},
-			measure.PhaseMeasure: {ops: plan.Config.Operations, dur: plan.Config.Duration},
-		})
+		prog = report.PlanProgress(e.stderr, plan)
 		hooks.Observer = prog
 		hooks.Started = func(s experiment.Started) {
 			fmt.Fprintf(e.stderr, "run %d: %s on %s (%s); results in %s\n", s.RunID, plan.WorkloadName(), plan.Driver, s.Target, s.Store)
 		}
 	}
-	var out *experiment.Outcome
-	if f.wf.workers > 0 {
-		out, err = executeOnWorkers(ctx, e, f.wf, plan, hooks)
-	} else {
-		out, err = experiment.Execute(ctx, plan, hooks)
-	}
-	prog.close()
+	out, err := workers.Execute(ctx, workers.Local(f.wf), plan, hooks, e.stderr)
+	prog.Close()
 	if out == nil {
 		return err
 	}
@@ -210,48 +199,17 @@ func printSummary(ctx context.Context, e *env, f *runFlags, plan *experiment.Pla
 	if f.jsonOut {
 		table = e.stderr
 	}
-	fmt.Fprintln(table)
-	report.Summary(table, report.Header{RunID: out.RunID, Name: f.name, System: plan.Driver, Workload: plan.WorkloadName(), Status: out.Status}, out.Phases)
-	report.LoadLine(table, out.Phases)
-	report.Headline(table, out.Metrics)
-	if f.ycsbOut {
-		if s, ok := out.Measured(); ok {
-			report.YCSB(table, s)
-		}
-	}
-	printStored(table, out)
-	if f.jsonOut {
-		report.JSONRunWorkers(e.stdout, out.RunID, out.Status, out.Phases, out.Metrics, storedWorkers(ctx, e, f, plan, out))
-	}
-}
-
-// storedWorkers reads a distributed run's per-worker figures back from the
-// store (each worker reported its own; the merged outcome has none), so
-// --json says which worker fell behind as `runs show --json` does. nil for a
-// run of one process, or when the store cannot be read (said on stderr).
-func storedWorkers(ctx context.Context, e *env, f *runFlags, plan *experiment.Plan, out *experiment.Outcome) *analysis.Workers {
-	if f.wf.workers == 0 || out.StoreErr != nil {
-		return nil
-	}
-	ctx = context.WithoutCancel(ctx) // an interrupted run's workers are still worth printing
-	store, err := results.OpenExisting(ctx, plan.Store)
-	if err == nil {
-		defer store.Close()
-		var runs []analysis.Run
-		if runs, err = analysis.ReadRuns(ctx, store, []int64{out.RunID}); err == nil {
-			return analysis.WorkersOf(runs[0])
-		}
-	}
-	fmt.Fprintf(e.stderr, "warning: --json without the per-worker figures: %v (see: dbrig runs show %d --json)\n", err, out.RunID)
-	return nil
-}
-
-// printStored says whether the run is in the results store: never "stored"
-// when a write failed (a full disk), so nobody trusts a partial record.
-func printStored(w io.Writer, out *experiment.Outcome) {
-	if out.StoreErr != nil {
-		fmt.Fprintf(w, "run %d was NOT stored completely (%v); what was written before is kept: dbrig runs show %d\n", out.RunID, out.StoreErr, out.RunID)
+	report.RunSummary(table, f.name, plan, out, f.ycsbOut)
+	if !f.jsonOut {
 		return
 	}
-	fmt.Fprintf(w, "run %d stored (%s); see: dbrig runs show %d\n", out.RunID, out.Status, out.RunID)
+	var ws *analysis.Workers
+	if f.wf.Workers > 0 && out.StoreErr == nil {
+		// Each worker stored its own figures; the merged outcome has none.
+		var err error
+		if ws, err = analysis.StoredWorkers(ctx, plan.Store, out.RunID); err != nil {
+			fmt.Fprintf(e.stderr, "warning: --json without the per-worker figures: %v (see: dbrig runs show %d --json)\n", err, out.RunID)
+		}
+	}
+	report.JSONRunWorkers(e.stdout, out.RunID, out.Status, out.Phases, out.Metrics, ws)
 }

@@ -67,7 +67,7 @@ func runsCmd(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		if *asJSON {
-			return runShowJSON(ctx, e, store, d.ID)
+			return report.StoredRunJSON(ctx, e.stdout, store, d.ID)
 		}
 		report.RunShow(e.stdout, d)
 		return nil

@@ -6,13 +6,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/dbrig/dbrig/machine"
-	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/run"
 )
 
 // dbrig selftest --json measures what it says: every case ran, the counts
@@ -23,7 +20,7 @@ func TestSelftestJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var r SelftestResult
+	var r run.SelftestResult
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
@@ -56,7 +53,7 @@ func TestSelftestJSON(t *testing.T) {
 	if f == nil {
 		t.Fatal("no machine floor")
 	}
-	for name, h := range map[string]HiccupsUS{"sleep": f.Sleep, "spin": f.Spin} {
+	for name, h := range map[string]run.HiccupsUS{"sleep": f.Sleep, "spin": f.Spin} {
 		// 200 ms in windows of 1 ms (fewer if the machine stalled).
 		if h.Samples < 20 || h.Samples > 200 || h.P50 > h.P99 || h.P99 > h.P999 || h.P999 > h.Max {
 			t.Errorf("floor %s %+v: want ≤ 200 samples and ordered percentiles", name, h)
@@ -102,10 +99,10 @@ func TestSelftestSoak(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var n int
-	var last SoakSample
+	var last run.SoakSample
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
-		var s SoakSample
+		var s run.SoakSample
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
@@ -124,65 +121,6 @@ func TestSelftestSoak(t *testing.T) {
 	for _, p := range profs {
 		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
 			t.Errorf("heap profile %s: %v", p, err)
-		}
-	}
-}
-
-// The soak reports every second but samples memory only every --every.
-func TestSoakObserverSamplesEvery(t *testing.T) {
-	t0 := time.Unix(1_700_000_000, 0)
-	for _, tt := range []struct {
-		name      string
-		iv, every time.Duration
-		early     time.Duration // each cut this much before its second
-		ends      int           // intervals in the measure phase
-		want      []int64       // operations counted at each sample
-	}{
-		{"every interval", 250 * time.Millisecond, 250 * time.Millisecond, 0, 4, []int64{1010, 1020, 1030, 1040}},
-		{"every third second", time.Second, 3 * time.Second, 0, 10, []int64{1030, 1060, 1090}},
-		{"early cuts still sample", time.Second, 2 * time.Second, time.Millisecond, 5, []int64{1020, 1040}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var got []int64
-			o := &soakObserver{every: tt.every, slack: tt.iv / 2, sample: func(ops, _ int64) { got = append(got, ops) }}
-			// The warm-up's operations count, but the warm-up is not sampled.
-			o.Interval(measure.Interval{Phase: measure.PhaseWarmup, Start: t0.Add(-tt.iv), End: t0, Ops: []measure.OpInterval{{Count: 1000}}})
-			for i := range tt.ends {
-				start := t0.Add(time.Duration(i) * tt.iv)
-				o.Interval(measure.Interval{Phase: measure.PhaseMeasure, Start: start, End: start.Add(tt.iv - tt.early), Ops: []measure.OpInterval{{Count: 10}}})
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Fatalf("sampled at ops %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-// The floor is printed beside the precision, with the share of sleeps the
-// spin wait does not cover; --floor 0 leaves it out.
-func TestPrintSelftestFloor(t *testing.T) {
-	r := &SelftestResult{CPUs: 2, SpinWait: "200µs", Floor: &FloorResult{IntervalUS: 1000,
-		Sleep: HiccupsUS{Samples: 1900, P50: 40, P99: 180, P999: 5200, Max: 5300},
-		Spin:  HiccupsUS{Samples: 2000, P50: 0, P99: 12, P999: 5000, Max: 5012}, SleepsOverSpinWaitPct: 0.25}}
-	var b strings.Builder
-	printSelftest(&b, r)
-	for _, want := range []string{"machine floor", "sleep: woke late by", "spin: stalled for", "5.30ms", "5.00ms", "per 1ms", "0.25% of sleeps woke later than the spin wait (200µs)"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("missing %q in:\n%s", want, b.String())
-		}
-	}
-	r.Floor = nil
-	b.Reset()
-	printSelftest(&b, r)
-	if strings.Contains(b.String(), "machine floor") || strings.Contains(b.String(), "machine steadiness") {
-		t.Errorf("floor or steadiness printed without one:\n%s", b.String())
-	}
-	r.Steadiness = &machine.Steadiness{Windows: 9, Cache: machine.Variation{CV: 0.25, MinMedian: 0.71}, ALU: machine.Variation{CV: 0.02, MinMedian: 0.97}}
-	b.Reset()
-	printSelftest(&b, r)
-	for _, want := range []string{"machine steadiness (work per 250ms window, 9 windows each", "cache-bound (8 MB hash map): coefficient of variation 25.0%, slowest window 71% of the median", "register-only arithmetic:    coefficient of variation 2.0%"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("missing %q in:\n%s", want, b.String())
 		}
 	}
 }

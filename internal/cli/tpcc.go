@@ -5,14 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"strings"
 
-	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
-	"github.com/dbrig/dbrig/spec"
-	"github.com/dbrig/dbrig/workload"
-	"github.com/dbrig/dbrig/workload/tpcc"
 )
 
 // tpccCmd: dbrig tpcc check --driver NAME -p key=value… — TPC-C's
@@ -35,41 +29,7 @@ func tpccCmd(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return &usageError{msg: fmt.Sprintf("dbrig tpcc check: unexpected argument %q", pos[0])}
 	}
-	reg := registry()
-	d, ok := reg[*drv]
-	if !ok {
-		return &experiment.InputError{Err: fmt.Errorf("%w %q (expected one of: %s)", driver.ErrUnknownDriver, *drv, strings.Join(reg.Names(), ", "))}
-	}
-	p := spec.NewProps()
-	for _, kv := range props {
-		if err := p.SetFlag("-p", kv); err != nil {
-			return &experiment.InputError{Err: err}
-		}
-	}
-	p.Declare(d.Props...)
-	p.Known("threadcount")
-	scratch, err := os.MkdirTemp("", "dbrig-tpcc-check-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	db, err := d.Open(ctx, driver.Config{Props: p, Dir: scratch})
-	if err != nil {
-		if experiment.IsInput(err) {
-			return &experiment.InputError{Err: err}
-		}
-		return fmt.Errorf("open %s: %w", *drv, err)
-	}
-	defer db.Close()
-	if err := p.Unknown(); err != nil {
-		return &experiment.InputError{Err: err}
-	}
-	err = tpcc.Check(ctx, db)
-	var ie *workload.InputError
-	switch {
-	case errors.As(err, &ie):
-		return &experiment.InputError{Err: err}
-	case err != nil:
+	if err := experiment.TPCCCheck(ctx, *drv, props); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, "TPC-C consistency conditions 1-4: passed")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/format"
+	"github.com/dbrig/dbrig/report"
 )
 
 func validateCmd(ctx context.Context, e *env, args []string) error {
@@ -28,25 +29,10 @@ func validateCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	printValidation(e, rep)
+	report.Validation(e.stdout, rep)
 	if !rep.Pass {
 		return fmt.Errorf("validation failed: measured mean response time %v is %.1f%% off the model's %v (tolerance %.0f%%)",
 			format.Duration(time.Duration(rep.Open.Mean*float64(time.Microsecond))), 100*rep.Deviation, format.Duration(rep.Predicted), 100*rep.Tolerance)
 	}
 	return nil
-}
-
-func printValidation(e *env, r *experiment.ValidationReport) {
-	us := func(x float64) string { return format.Duration(time.Duration(x * float64(time.Microsecond))) }
-	w := e.stdout
-	fmt.Fprintf(w, "\n%-44s %10s %10s\n", "", "mean", "p99")
-	fmt.Fprintf(w, "%-44s %10s %10s\n", "queue model (predicted response time)", format.Duration(r.Predicted), format.Duration(r.PredictedP99))
-	fmt.Fprintf(w, "%-44s %10s %10s   run %d\n", "dbrig, open model, response time", us(r.Open.Mean), us(float64(r.Open.P99)), r.OpenID)
-	fmt.Fprintf(w, "%-44s %10s %10s   run %d\n", "closed loop, send time (coordinated omission)", us(r.ClosedSend.Mean), us(float64(r.ClosedSend.P99)), r.ClosedID)
-	fmt.Fprintf(w, "%-44s %10s %10s\n", "closed loop, from intended start", us(r.ClosedResp.Mean), us(float64(r.ClosedResp.P99)))
-	verdict := "PASS"
-	if !r.Pass {
-		verdict = "FAIL"
-	}
-	fmt.Fprintf(w, "\n%s: measured mean is %.2f%% from the model (tolerance %.0f%%)\n", verdict, 100*r.Deviation, 100*r.Tolerance)
 }

@@ -87,155 +87,17 @@ func New(p *spec.Props) (*Workload, error) {
 		"core_workload_insertion_retry_interval", "fieldlengthhistogram")
 
 	w := &Workload{}
+	c := &firstErr{}
+	w.readFieldProps(p, c)
+	w.readCounts(p, c)
+	w.readWhichFields(p, c)
+	chooses := w.readProportions(p, c)
+	w.readDistributions(p, c)
+	w.readScans(p, c)
+	if c.err != nil {
+		return nil, c.err
+	}
 	var err error
-	// check keeps the first error, so the reads below stay flat.
-	check := func(e error) {
-		if err == nil && e != nil {
-			err = e
-		}
-	}
-
-	w.table = p.String("table", "usertable")
-	if w.table == "" {
-		check(p.Errorf("table", "a table name"))
-	}
-	n, e := p.IntMin("fieldcount", 10, 1)
-	check(e)
-	prefix := p.String("fieldnameprefix", "field")
-	if e == nil && n > 1<<16 {
-		check(p.Errorf("fieldcount", "an integer between 1 and 65536"))
-	}
-	if err == nil {
-		w.fieldNames = make([]string, n)
-		w.fieldOne = make([][]string, n)
-		for i := range w.fieldNames {
-			w.fieldNames[i] = prefix + strconv.Itoa(i)
-			w.fieldOne[i] = w.fieldNames[i : i+1 : i+1]
-		}
-	}
-
-	w.fieldLenDist, e = fieldLengthDistribution(p)
-	check(e)
-	w.fieldLen, e = p.IntMin("fieldlength", 100, 1)
-	check(e)
-	if e == nil && w.fieldLen > 1<<24 {
-		check(p.Errorf("fieldlength", "an integer between 1 and 16777216"))
-	}
-	w.minFieldLen, e = p.IntMin("minfieldlength", 1, 0)
-	check(e)
-	if e == nil && w.minFieldLen > w.fieldLen {
-		check(p.Errorf("minfieldlength", "an integer <= fieldlength (%d)", w.fieldLen))
-	}
-
-	w.recordCount, e = p.IntMin("recordcount", 0, 0)
-	check(e)
-	w.insertStart, e = p.IntMin("insertstart", 0, 0)
-	check(e)
-	w.insertCount, e = p.IntMin("insertcount", max(w.recordCount-w.insertStart, 0), 0)
-	check(e)
-	// YCSB: "recordcount must be bigger than insertstart + insertcount".
-	if err == nil && w.insertStart+w.insertCount > w.recordCount {
-		key := "insertcount"
-		if !p.Has(key) {
-			key = "insertstart"
-		}
-		check(p.Errorf(key, "insertstart (%d) + insertcount (%d) <= recordcount (%d)", w.insertStart, w.insertCount, w.recordCount))
-	}
-	pad, e := p.IntMin("zeropadding", 1, 0)
-	check(e)
-	if e == nil && pad > 200 {
-		check(p.Errorf("zeropadding", "an integer between 0 and 200"))
-	}
-	w.zeroPadding = int(pad)
-
-	w.readAll, e = p.Bool("readallfields", true)
-	check(e)
-	byName, e := p.Bool("readallfieldsbyname", false)
-	check(e)
-	w.writeAll, e = p.Bool("writeallfields", false)
-	check(e)
-	w.dataIntegrity, e = p.Bool("dataintegrity", false)
-	check(e)
-	if err == nil && w.dataIntegrity && w.fieldLenDist != "constant" {
-		check(p.Errorf("dataintegrity", "false unless fieldlengthdistribution=constant (as YCSB: values are checked at their full length)"))
-	}
-	if w.dataIntegrity || byName {
-		w.readFields = w.fieldNames
-	}
-
-	var sum float64
-	for i, key := range proportionKeys {
-		f, e := p.Float(key, proportionDefaults[i])
-		check(e)
-		if e == nil && (!(f >= 0) || math.IsInf(f, 1)) {
-			check(p.Errorf(key, "a number >= 0"))
-		}
-		w.proportions[i] = f
-		sum += f
-	}
-	if err == nil && !(sum > 0) {
-		check(p.Errorf("readproportion", "at least one of %v to be > 0", proportionKeys))
-	}
-	chooses := w.proportions[OpRead]+w.proportions[OpUpdate]+w.proportions[OpScan]+
-		w.proportions[OpReadModifyWrite]+w.proportions[OpDelete] > 0
-	if err == nil && chooses {
-		// Reads, updates, scans, read-modify-writes and deletes need records.
-		switch {
-		case w.recordCount < 1:
-			check(p.Errorf("recordcount", "an integer >= 1 when operations other than insert are used"))
-		case w.insertCount < 1:
-			check(p.Errorf("insertcount", "an integer >= 1 when operations other than insert are used"))
-		}
-	}
-
-	w.requestDist, e = p.Choice("requestdistribution", "uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
-	check(e)
-	// zipfianconstant skews the zipfian and latest request distributions;
-	// YCSB's scan and field lengths keep its fixed 0.99.
-	w.zipfConst, e = p.Float("zipfianconstant", gen.DefaultZipfianConstant)
-	check(e)
-	if e == nil && !(w.zipfConst > 0 && w.zipfConst < 1) {
-		check(p.Errorf("zipfianconstant", "a number > 0 and < 1"))
-	}
-	if w.requestDist == "zipfian" {
-		// YCSB widens the zipfian key space by the inserts it expects, so keys
-		// inserted during the run can be chosen (keys not yet there are drawn
-		// again). With operationcount=0 (a timed run) that is none, as in YCSB.
-		ops, e := p.Int("operationcount", 0)
-		check(e)
-		w.expectedNewKeys = int64(float64(max(ops, 0)) * w.proportions[OpInsert] * 2)
-	}
-	order, e := p.Choice("insertorder", "hashed", "ordered")
-	check(e)
-	w.ordered = order == "ordered"
-	w.hotData, e = fraction(p, "hotspotdatafraction", 0.2)
-	check(e)
-	w.hotOpn, e = fraction(p, "hotspotopnfraction", 0.8)
-	check(e)
-	w.expPercentile, e = p.Float("exponential.percentile", 95)
-	check(e)
-	if e == nil && !(w.expPercentile > 0 && w.expPercentile < 100) {
-		check(p.Errorf("exponential.percentile", "a number > 0 and < 100"))
-	}
-	w.expFrac, e = p.Float("exponential.frac", 0.8571428571)
-	check(e)
-	if e == nil && (!(w.expFrac > 0) || math.IsInf(w.expFrac, 1)) {
-		check(p.Errorf("exponential.frac", "a number > 0"))
-	}
-
-	w.minScan, e = p.IntMin("minscanlength", 1, 1)
-	check(e)
-	w.maxScan, e = p.IntMin("maxscanlength", 1000, 1)
-	check(e)
-	if err == nil && w.maxScan < w.minScan {
-		check(p.Errorf("maxscanlength", "an integer >= minscanlength (%d)", w.minScan))
-	}
-	w.scanDist, e = p.Choice("scanlengthdistribution", "uniform", "zipfian")
-	check(e)
-	if err != nil {
-		return nil, err
-	}
-
 	w.keySeq = gen.NewCounter(w.insertStart)
 	w.insertSeq = gen.NewAckCounter(w.recordCount)
 	if w.requestDist == "sequential" && chooses {
@@ -254,6 +116,181 @@ func New(p *spec.Props) (*Workload, error) {
 		return nil, fmt.Errorf("ycsb: %w", err)
 	}
 	return w, nil
+}
+
+// firstErr keeps the first error of a run of property reads, so the reads
+// stay flat.
+type firstErr struct{ err error }
+
+func (c *firstErr) check(e error) {
+	if c.err == nil && e != nil {
+		c.err = e
+	}
+}
+
+// readFieldProps reads the table, its fields and their lengths.
+func (w *Workload) readFieldProps(p *spec.Props, c *firstErr) {
+	var e error
+	w.table = p.String("table", "usertable")
+	if w.table == "" {
+		c.check(p.Errorf("table", "a table name"))
+	}
+	n, e := p.IntMin("fieldcount", 10, 1)
+	c.check(e)
+	prefix := p.String("fieldnameprefix", "field")
+	if e == nil && n > 1<<16 {
+		c.check(p.Errorf("fieldcount", "an integer between 1 and 65536"))
+	}
+	if c.err == nil {
+		w.fieldNames = make([]string, n)
+		w.fieldOne = make([][]string, n)
+		for i := range w.fieldNames {
+			w.fieldNames[i] = prefix + strconv.Itoa(i)
+			w.fieldOne[i] = w.fieldNames[i : i+1 : i+1]
+		}
+	}
+
+	w.fieldLenDist, e = fieldLengthDistribution(p)
+	c.check(e)
+	w.fieldLen, e = p.IntMin("fieldlength", 100, 1)
+	c.check(e)
+	if e == nil && w.fieldLen > 1<<24 {
+		c.check(p.Errorf("fieldlength", "an integer between 1 and 16777216"))
+	}
+	w.minFieldLen, e = p.IntMin("minfieldlength", 1, 0)
+	c.check(e)
+	if e == nil && w.minFieldLen > w.fieldLen {
+		c.check(p.Errorf("minfieldlength", "an integer <= fieldlength (%d)", w.fieldLen))
+	}
+}
+
+// readCounts reads how many records there are and which ones this load
+// inserts, and the keys' zero padding.
+func (w *Workload) readCounts(p *spec.Props, c *firstErr) {
+	var e error
+	w.recordCount, e = p.IntMin("recordcount", 0, 0)
+	c.check(e)
+	w.insertStart, e = p.IntMin("insertstart", 0, 0)
+	c.check(e)
+	w.insertCount, e = p.IntMin("insertcount", max(w.recordCount-w.insertStart, 0), 0)
+	c.check(e)
+	// YCSB: "recordcount must be bigger than insertstart + insertcount".
+	if c.err == nil && w.insertStart+w.insertCount > w.recordCount {
+		key := "insertcount"
+		if !p.Has(key) {
+			key = "insertstart"
+		}
+		c.check(p.Errorf(key, "insertstart (%d) + insertcount (%d) <= recordcount (%d)", w.insertStart, w.insertCount, w.recordCount))
+	}
+	pad, e := p.IntMin("zeropadding", 1, 0)
+	c.check(e)
+	if e == nil && pad > 200 {
+		c.check(p.Errorf("zeropadding", "an integer between 0 and 200"))
+	}
+	w.zeroPadding = int(pad)
+}
+
+// readWhichFields reads which fields reads and writes touch, and whether
+// values are checked (dataintegrity).
+func (w *Workload) readWhichFields(p *spec.Props, c *firstErr) {
+	var e error
+	w.readAll, e = p.Bool("readallfields", true)
+	c.check(e)
+	byName, e := p.Bool("readallfieldsbyname", false)
+	c.check(e)
+	w.writeAll, e = p.Bool("writeallfields", false)
+	c.check(e)
+	w.dataIntegrity, e = p.Bool("dataintegrity", false)
+	c.check(e)
+	if c.err == nil && w.dataIntegrity && w.fieldLenDist != "constant" {
+		c.check(p.Errorf("dataintegrity", "false unless fieldlengthdistribution=constant (as YCSB: values are checked at their full length)"))
+	}
+	if w.dataIntegrity || byName {
+		w.readFields = w.fieldNames
+	}
+}
+
+// readProportions reads the operation mix; it tells whether operations
+// other than insert are chosen (they need records).
+func (w *Workload) readProportions(p *spec.Props, c *firstErr) (chooses bool) {
+	var sum float64
+	for i, key := range proportionKeys {
+		f, e := p.Float(key, proportionDefaults[i])
+		c.check(e)
+		if e == nil && (!(f >= 0) || math.IsInf(f, 1)) {
+			c.check(p.Errorf(key, "a number >= 0"))
+		}
+		w.proportions[i] = f
+		sum += f
+	}
+	if c.err == nil && !(sum > 0) {
+		c.check(p.Errorf("readproportion", "at least one of %v to be > 0", proportionKeys))
+	}
+	chooses = w.proportions[OpRead]+w.proportions[OpUpdate]+w.proportions[OpScan]+
+		w.proportions[OpReadModifyWrite]+w.proportions[OpDelete] > 0
+	if c.err == nil && chooses {
+		// Reads, updates, scans, read-modify-writes and deletes need records.
+		switch {
+		case w.recordCount < 1:
+			c.check(p.Errorf("recordcount", "an integer >= 1 when operations other than insert are used"))
+		case w.insertCount < 1:
+			c.check(p.Errorf("insertcount", "an integer >= 1 when operations other than insert are used"))
+		}
+	}
+	return chooses
+}
+
+// readDistributions reads how keys are chosen and inserted.
+func (w *Workload) readDistributions(p *spec.Props, c *firstErr) {
+	var e error
+	w.requestDist, e = p.Choice("requestdistribution", "uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
+	c.check(e)
+	// zipfianconstant skews the zipfian and latest request distributions;
+	// YCSB's scan and field lengths keep its fixed 0.99.
+	w.zipfConst, e = p.Float("zipfianconstant", gen.DefaultZipfianConstant)
+	c.check(e)
+	if e == nil && !(w.zipfConst > 0 && w.zipfConst < 1) {
+		c.check(p.Errorf("zipfianconstant", "a number > 0 and < 1"))
+	}
+	if w.requestDist == "zipfian" {
+		// YCSB widens the zipfian key space by the inserts it expects, so keys
+		// inserted during the run can be chosen (keys not yet there are drawn
+		// again). With operationcount=0 (a timed run) that is none, as in YCSB.
+		ops, e := p.Int("operationcount", 0)
+		c.check(e)
+		w.expectedNewKeys = int64(float64(max(ops, 0)) * w.proportions[OpInsert] * 2)
+	}
+	order, e := p.Choice("insertorder", "hashed", "ordered")
+	c.check(e)
+	w.ordered = order == "ordered"
+	w.hotData, e = fraction(p, "hotspotdatafraction", 0.2)
+	c.check(e)
+	w.hotOpn, e = fraction(p, "hotspotopnfraction", 0.8)
+	c.check(e)
+	w.expPercentile, e = p.Float("exponential.percentile", 95)
+	c.check(e)
+	if e == nil && !(w.expPercentile > 0 && w.expPercentile < 100) {
+		c.check(p.Errorf("exponential.percentile", "a number > 0 and < 100"))
+	}
+	w.expFrac, e = p.Float("exponential.frac", 0.8571428571)
+	c.check(e)
+	if e == nil && (!(w.expFrac > 0) || math.IsInf(w.expFrac, 1)) {
+		c.check(p.Errorf("exponential.frac", "a number > 0"))
+	}
+}
+
+// readScans reads the scan lengths and their distribution.
+func (w *Workload) readScans(p *spec.Props, c *firstErr) {
+	var e error
+	w.minScan, e = p.IntMin("minscanlength", 1, 1)
+	c.check(e)
+	w.maxScan, e = p.IntMin("maxscanlength", 1000, 1)
+	c.check(e)
+	if c.err == nil && w.maxScan < w.minScan {
+		c.check(p.Errorf("maxscanlength", "an integer >= minscanlength (%d)", w.minScan))
+	}
+	w.scanDist, e = p.Choice("scanlengthdistribution", "uniform", "zipfian")
+	c.check(e)
 }
 
 func fieldLengthDistribution(p *spec.Props) (string, error) {

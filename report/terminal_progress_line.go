@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	"fmt"
@@ -6,17 +6,17 @@ import (
 	"os"
 	"time"
 
+	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
-	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/run"
 )
 
-// progress draws the live progress line of a run from its intervals and
+// ProgressLine draws the live progress line of a run from its intervals and
 // events: one line per second, rewritten in place on a terminal.
-type progress struct {
+type ProgressLine struct {
 	w      io.Writer
 	tty    bool
-	bounds map[string]bound
+	bounds map[string]Bound
 
 	// the current phase, for the ETA
 	phaseName  string
@@ -26,22 +26,32 @@ type progress struct {
 	done       int64
 }
 
-// bound is how a phase ends, for the ETA: after ops operations and/or dur.
-type bound struct {
-	ops int64
-	dur time.Duration
+// Bound is how a phase ends, for the ETA: after Ops operations and/or Dur.
+type Bound struct {
+	Ops int64
+	Dur time.Duration
 }
 
-func newProgress(w io.Writer, bounds map[string]bound) *progress {
-	return &progress{w: w, tty: isTerminal(w), bounds: bounds}
+// NewProgressLine draws to w; bounds are each phase's, by name.
+func NewProgressLine(w io.Writer, bounds map[string]Bound) *ProgressLine {
+	return &ProgressLine{w: w, tty: isTerminal(w), bounds: bounds}
+}
+
+// PlanProgress is the progress line of a run of plan p.
+func PlanProgress(w io.Writer, p *experiment.Plan) *ProgressLine {
+	return NewProgressLine(w, map[string]Bound{
+		measure.PhaseLoad:    {Ops: p.LoadOps()},
+		measure.PhaseWarmup:  {Dur: p.Config.Warmup},
+		measure.PhaseMeasure: {Ops: p.Config.Operations, Dur: p.Config.Duration},
+	})
 }
 
 // Interval implements run.Observer.
-func (p *progress) Interval(iv measure.Interval) {
+func (p *ProgressLine) Interval(iv measure.Interval) {
 	for _, op := range iv.Ops {
 		p.done += op.Count
 	}
-	line := report.Progress(iv, time.Since(p.phaseStart), p.eta())
+	line := Progress(iv, time.Since(p.phaseStart), p.eta())
 	if p.tty {
 		fmt.Fprintf(p.w, "\r%s\033[K", line) // rewrite one line in place
 	} else {
@@ -50,7 +60,7 @@ func (p *progress) Interval(iv measure.Interval) {
 }
 
 // Event implements run.Observer.
-func (p *progress) Event(ev run.Event) {
+func (p *ProgressLine) Event(ev run.Event) {
 	if ev.Kind != run.EventPhaseStart {
 		return
 	}
@@ -59,11 +69,11 @@ func (p *progress) Event(ev run.Event) {
 	}
 	fmt.Fprintf(p.w, "[%s]\n", ev.Name)
 	b := p.bounds[ev.Name]
-	p.phaseName, p.phaseStart, p.phaseOps, p.phaseDur, p.done = ev.Name, ev.Time, b.ops, b.dur, 0
+	p.phaseName, p.phaseStart, p.phaseOps, p.phaseDur, p.done = ev.Name, ev.Time, b.Ops, b.Dur, 0
 }
 
 // eta is the time left in the current phase, or -1 when unknown.
-func (p *progress) eta() time.Duration {
+func (p *ProgressLine) eta() time.Duration {
 	elapsed := time.Since(p.phaseStart)
 	eta := time.Duration(-1)
 	if p.phaseDur > 0 {
@@ -78,8 +88,8 @@ func (p *progress) eta() time.Duration {
 	return eta
 }
 
-// close ends the line being rewritten; nil-safe.
-func (p *progress) close() {
+// Close ends the line being rewritten; nil-safe.
+func (p *ProgressLine) Close() {
 	if p != nil && p.tty {
 		fmt.Fprintln(p.w)
 	}

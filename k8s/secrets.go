@@ -1,4 +1,4 @@
-package cli
+package k8s
 
 import (
 	"bytes"
@@ -8,12 +8,10 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/dbrig/dbrig/experiment"
-	"github.com/dbrig/dbrig/k8s"
 	"github.com/dbrig/dbrig/spec"
 )
 
-// secretFreeFile takes the secret driver properties (declared with a
+// SecretFreeFile takes the secret driver properties (declared with a
 // Redactor: a password, a URL with one) out of an experiment file's
 // system.props and workload.props, for the ConfigMap: it returns the file
 // without them, their values (for the run's Secret) and the coordinator's
@@ -21,7 +19,7 @@ import (
 // ($(ENV), expanded by Kubernetes in the pod). A secret value still found
 // in the file after that (in a matrix, a comment) is refused: the ConfigMap
 // is readable by anyone who may read the namespace's ConfigMaps.
-func secretFreeFile(name string, body []byte, secret map[string]bool) ([]byte, map[string]string, []string, error) {
+func SecretFreeFile(name string, body []byte, secret map[string]bool) ([]byte, map[string]string, []string, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(body, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return body, nil, nil, nil // ResolveBench read it: not reached
@@ -42,7 +40,7 @@ func secretFreeFile(name string, body []byte, secret map[string]bool) ([]byte, m
 				continue
 			}
 			values[k.Value] = v.Value
-			sets = append(sets, fmt.Sprintf("--set=%s.props.%s=$(%s)", section, k.Value, k8s.SecretPropEnv(k.Value)))
+			sets = append(sets, fmt.Sprintf("--set=%s.props.%s=$(%s)", section, k.Value, SecretPropEnv(k.Value)))
 		}
 		props.Content = keep
 	}
@@ -64,7 +62,7 @@ func secretFreeFile(name string, body []byte, secret map[string]bool) ([]byte, m
 func checkNoSecretLeft(name string, body []byte, values map[string]string) error {
 	for k, v := range values {
 		if len(v) >= 4 && bytes.Contains(body, []byte(v)) {
-			return &experiment.InputError{Err: fmt.Errorf("%s: the value of the secret property %s is also written elsewhere in the file (a matrix, a comment): it would be put in a ConfigMap; give secrets in system.props only", name, k)}
+			return fmt.Errorf("%s: the value of the secret property %s is also written elsewhere in the file (a matrix, a comment): it would be put in a ConfigMap; give secrets in system.props only", name, k)
 		}
 	}
 	return nil
@@ -83,9 +81,9 @@ func child(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// secretInPropFile refuses a -P property file that sets a secret property:
+// SecretInPropFile refuses a -P property file that sets a secret property:
 // the file goes into the ConfigMap as written.
-func secretInPropFile(name string, body []byte, secret map[string]bool) error {
+func SecretInPropFile(name string, body []byte, secret map[string]bool) error {
 	p := spec.NewProps()
 	if err := p.Load(name, bytes.NewReader(body)); err != nil {
 		return nil // the run's own check reports it

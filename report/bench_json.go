@@ -1,0 +1,189 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+
+	"github.com/dbrig/dbrig/analysis"
+	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/results"
+)
+
+// benchJSON is `dbrig bench --json`: the experiment, each run with its
+// matrix values and the same ops/service blocks as `dbrig run --json`.
+type benchJSON struct {
+	Experiment string         `json:"experiment"`
+	File       string         `json:"file"`
+	Runs       []benchRunJSON `json:"runs"`
+	Nodes      []nodeJSON     `json:"nodes"`
+	Events     []eventJSON    `json:"events"`
+	Impacts    []impactJSON   `json:"impacts"`
+}
+
+type nodeJSON struct {
+	RunID   int64          `json:"run_id"`
+	Name    string         `json:"name"`
+	Role    string         `json:"role"`
+	PID     int            `json:"pid"`
+	Ports   map[string]int `json:"ports"`
+	Version string         `json:"version"`
+}
+
+// eventJSON is a fault event; times are relative to the measure phase's start.
+type eventJSON struct {
+	RunID   int64  `json:"run_id"`
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	Target  string `json:"target"`
+	StartMS int64  `json:"start_ms"`
+	EndMS   int64  `json:"end_ms"`
+	Outcome string `json:"outcome"`
+	Detail  string `json:"detail"`
+}
+
+// impactJSON is one fault's cost; latencies in µs, times in ms since the
+// run's start; recovery_ms is null when the system did not recover.
+type impactJSON struct {
+	RunID               int64   `json:"run_id"`
+	Fault               string  `json:"fault"`
+	Target              string  `json:"target"`
+	StartMS             int64   `json:"start_ms"`
+	EndMS               int64   `json:"end_ms"`
+	BaselineP50US       int64   `json:"baseline_p50_us"`
+	BaselineP95US       int64   `json:"baseline_p95_us"`
+	BaselineP99US       int64   `json:"baseline_p99_us"`
+	FaultP50US          int64   `json:"fault_p50_us"`
+	FaultP95US          int64   `json:"fault_p95_us"`
+	FaultP99US          int64   `json:"fault_p99_us"`
+	AfterP50US          int64   `json:"after_p50_us"`
+	AfterP95US          int64   `json:"after_p95_us"`
+	AfterP99US          int64   `json:"after_p99_us"`
+	ThroughputChangePct float64 `json:"throughput_change_pct"`
+	Errors              int64   `json:"errors"`
+	UnavailableMS       int64   `json:"unavailable_ms"`
+	RecoveryMS          *int64  `json:"recovery_ms"`
+	// NodeShare: each node's % of the client traffic (bytes through
+	// dbrig's proxy in front of it) before, during and after; −1: none.
+	NodeShare []nodeShareJSON `json:"node_share,omitempty"`
+	// ReplicaLag: each PostgreSQL replica's replication lag around it.
+	ReplicaLag []replicaLagJSON `json:"replica_lag,omitempty"`
+}
+
+type replicaLagJSON struct {
+	Node        string `json:"node"`
+	NormalBytes int64  `json:"normal_bytes"` // the most it lagged before the first fault
+	MaxBytes    int64  `json:"max_bytes"`
+	CaughtUpMS  *int64 `json:"caught_up_ms"` // after the fault ended; null: not in the window
+}
+
+type nodeShareJSON struct {
+	Node     string  `json:"node"`
+	Baseline float64 `json:"baseline_pct"`
+	During   float64 `json:"fault_pct"`
+	After    float64 `json:"after_pct"`
+}
+
+type benchRunJSON struct {
+	JSONResult
+	Name   string            `json:"name"`
+	Matrix map[string]string `json:"matrix"`
+	Repeat int               `json:"repeat"`
+	Error  string            `json:"error,omitempty"`
+	// LostWrites is the read-back of a verify: true run (absent otherwise).
+	LostWrites *lostWritesJSON `json:"lost_writes,omitempty"`
+}
+
+type lostWritesJSON struct {
+	InsertsAcked       int64 `json:"inserts_acked"`
+	DeletesAcked       int64 `json:"deletes_acked"`
+	Uncertain          int64 `json:"uncertain"`
+	LostInserts        int64 `json:"lost_inserts"`
+	ResurrectedDeletes int64 `json:"resurrected_deletes"`
+	Unreadable         int64 `json:"unreadable"`
+}
+
+// StoredRunJSON prints dbrig runs show --json: the stored run's result
+// and, for a distributed run, its workers' figures and flags.
+func StoredRunJSON(ctx context.Context, w io.Writer, store *results.Store, id int64) error {
+	runs, err := analysis.ReadRuns(ctx, store, []int64{id})
+	if err != nil {
+		return err
+	}
+	return RunJSON(w, runs[0])
+}
+
+// BenchJSON writes `dbrig bench --json`: the experiment, each run with its
+// matrix values and its result, nodes, fault events and impacts.
+func BenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome) error {
+	doc := benchJSON{Experiment: b.Name, File: b.File, Runs: []benchRunJSON{}, Nodes: []nodeJSON{}, Events: []eventJSON{}, Impacts: []impactJSON{}}
+	for _, o := range outs {
+		r := benchRunJSON{Name: o.Run.Plan.Name, Matrix: map[string]string{}, Repeat: o.Run.Repeat}
+		for _, m := range o.Run.Exp.Matrix {
+			r.Matrix[m.Key] = m.Value
+		}
+		if o.Outcome != nil {
+			id := o.Outcome.RunID
+			r.JSONResult = Result(id, o.Outcome.Status, o.Outcome.Phases)
+			if v := o.Outcome.Verify; v != nil {
+				r.LostWrites = &lostWritesJSON{InsertsAcked: v.InsertsAcked, DeletesAcked: v.DeletesAcked, Uncertain: v.Uncertain,
+					LostInserts: v.LostInserts, ResurrectedDeletes: v.ResurrectedDeletes, Unreadable: v.Unreadable}
+			}
+			for _, n := range o.Outcome.Nodes {
+				doc.Nodes = append(doc.Nodes, nodeJSON{RunID: id, Name: n.Name, Role: n.Role, PID: n.PID, Ports: n.Ports, Version: n.Version})
+			}
+			t0 := o.Outcome.PhaseStarts["measure"]
+			for i, ev := range o.Outcome.Faults {
+				if ev.Kind == experiment.EventFaultEnd {
+					continue // joined to its start below
+				}
+				start := ev.Time.Sub(t0).Milliseconds()
+				j := eventJSON{RunID: id, Kind: "fault", Name: ev.Name, Target: ev.Detail, StartMS: start, EndMS: start, Outcome: ev.Outcome, Detail: ev.Detail}
+				for _, end := range o.Outcome.Faults[i+1:] {
+					if ev.Kind == experiment.EventFaultStart && end.Kind == experiment.EventFaultEnd && end.Name == ev.Name {
+						j.EndMS, j.Outcome = end.Time.Sub(t0).Milliseconds(), ev.Outcome+", "+end.Outcome
+						break
+					}
+				}
+				doc.Events = append(doc.Events, j)
+			}
+			var impacts []analysis.Impact
+			if len(o.Outcome.Faults) > 0 {
+				impacts = o.Outcome.Impacts
+			}
+			for _, im := range impacts {
+				j := impactJSON{RunID: id, Fault: im.Fault, Target: im.Detail, StartMS: im.Start.Milliseconds(), EndMS: im.End.Milliseconds(),
+					BaselineP50US: im.Baseline.P50, BaselineP95US: im.Baseline.P95, BaselineP99US: im.Baseline.P99,
+					FaultP50US: im.During.P50, FaultP95US: im.During.P95, FaultP99US: im.During.P99,
+					AfterP50US: im.After.P50, AfterP95US: im.After.P95, AfterP99US: im.After.P99,
+					ThroughputChangePct: im.ThroughputChangePct, Errors: im.During.Errors + im.After.Errors,
+					UnavailableMS: im.UnavailableMS}
+				if im.Recovery != nil {
+					ms := im.Recovery.Milliseconds()
+					j.RecoveryMS = &ms
+				}
+				for _, sh := range im.Shares {
+					j.NodeShare = append(j.NodeShare, nodeShareJSON{Node: sh.Node, Baseline: math.Round(sh.Baseline*10) / 10,
+						During: math.Round(sh.During*10) / 10, After: math.Round(sh.After*10) / 10})
+				}
+				for _, l := range im.Lags {
+					lj := replicaLagJSON{Node: l.Node, NormalBytes: int64(l.Normal), MaxBytes: int64(l.Max)}
+					if l.CaughtUp != nil {
+						ms := l.CaughtUp.Milliseconds()
+						lj.CaughtUpMS = &ms
+					}
+					j.ReplicaLag = append(j.ReplicaLag, lj)
+				}
+				doc.Impacts = append(doc.Impacts, j)
+			}
+		}
+		if o.Err != nil {
+			r.Error = o.Err.Error()
+		}
+		doc.Runs = append(doc.Runs, r)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
