@@ -14,6 +14,7 @@ import (
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
+	"github.com/dbrig/dbrig/scenario"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -101,12 +102,12 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if warn == nil {
 		warn = func(error) {}
 	}
-	if err := kubeStart(ctx, p); err != nil { // Kubernetes faults: connect, preflight
-		return nil, err
+	if err := scenario.KubeStart(ctx, p.Faults, p.Config.Seed); err != nil { // Kubernetes faults: connect, preflight
+		return nil, input(err)
 	}
 	var nodes []cluster.Node
 	var c *cluster.Cluster
-	var nw *network // the proxies network faults act on (nil: none)
+	var nw *scenario.Network // the proxies network faults act on (nil: none)
 	if p.Cluster != nil {
 		var err error
 		c, nw, err = p.upRouted(ctx, h)
@@ -114,7 +115,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 			return nil, err
 		}
 		if nw != nil {
-			defer nw.close() // after the cluster is down (defers run last first)
+			defer nw.Close() // after the cluster is down (defers run last first)
 		}
 		// Torn down whatever happens, also after Ctrl-C (ctx is done then).
 		defer func() {
@@ -186,7 +187,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 	}
 	if len(p.Faults) > 0 {
-		if err := store.AddFaultPlan(wctx, runID, storedPlan(p.Faults)); err != nil {
+		if err := store.AddFaultPlan(wctx, runID, scenario.Stored(p.Faults)); err != nil {
 			obs.fail(err)
 		}
 	}
@@ -197,14 +198,13 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		stopGauges = sampleGauges(wctx, store, runID, nodes, obs.fail)
 	}
 	stopFaults := func() {}
-	if len(p.Faults) > 0 && (c != nil || kubeInjects(p.Faults)) {
-		in := newInjector(p.Faults, c, nw, redactingEmit(p.Props, obs.Event))
-		in.seed = p.Config.Seed
-		obs.onMeasure = in.measureStarted
-		obs.then = tee{in: in, next: obs.then} // conditional triggers watch the seconds
+	if len(p.Faults) > 0 && (c != nil || scenario.KubeOnly(p.Faults)) {
+		in := scenario.NewInjector(p.Faults, c, nw, p.Config.Seed, scenario.Redacting(p.Props, obs.Event))
+		obs.onMeasure = in.MeasureStarted
+		obs.then = in.Watch(obs.then) // conditional triggers watch the seconds
 		fctx, cancel := context.WithCancel(wctx)
 		done := make(chan struct{})
-		go func() { defer close(done); in.run(fctx) }()
+		go func() { defer close(done); in.Run(fctx) }()
 		stopFaults = func() { cancel(); <-done }
 	}
 	var tr *tracker

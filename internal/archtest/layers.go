@@ -35,6 +35,7 @@ func layers() []layer {
 		{"runs", []string{"run", "results", "sla", "workers/wire"}},
 		{"analysis", []string{"analysis"}},
 		{"rendering", []string{"report"}},
+		{"scenarios", []string{"scenario"}},
 		{"orchestration", []string{"experiment", "web/..."}},
 		{"procedures", []string{"rating", "workers"}},
 		{"commands", []string{"internal/cli"}},

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -123,8 +123,8 @@ func TestInjectorRandomTarget(t *testing.T) {
 	in := newInjector([]Injection{{Name: "r", Fault: cmd, Target: "random-2-member", At: 0}}, c, nil, evs.emit)
 	in.seed = 11
 	done := make(chan struct{})
-	go func() { defer close(done); in.run(context.Background()) }()
-	in.measureStarted(time.Now())
+	go func() { defer close(done); in.Run(context.Background()) }()
+	in.MeasureStarted(time.Now())
 	ev := evs.next(t, EventFault)
 	<-done
 	want := pickRandom(c, 2, 11, "r")

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -44,8 +44,8 @@ func TestEtcdAddRemoveNode(t *testing.T) {
 		evs := newEvents()
 		in := newInjector([]Injection{inj}, c, nw, evs.emit)
 		done := make(chan struct{})
-		go func() { defer close(done); in.run(ctx) }()
-		in.measureStarted(time.Now())
+		go func() { defer close(done); in.Run(ctx) }()
+		in.MeasureStarted(time.Now())
 		ev := evs.next(t, EventFault)
 		<-done
 		return ev

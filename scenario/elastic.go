@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -57,7 +57,7 @@ type clusterMembers interface {
 type membersOf struct {
 	c   clusterMembers
 	mu  *sync.Mutex
-	net *network // nil: not routed
+	net *Network // nil: not routed
 }
 
 func (m membersOf) AddNode(ctx context.Context, role string) (string, error) {
@@ -83,7 +83,7 @@ func (m membersOf) RemoveNode(ctx context.Context, name string) error {
 }
 
 // membership is the inject.Membership of the injector's cluster.
-func (in *injector) membership() (inject.Membership, error) {
+func (in *Injector) membership() (inject.Membership, error) {
 	c, ok := in.c.(clusterMembers)
 	if !ok {
 		return nil, inject.ErrNoMembership

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -31,6 +33,36 @@ scenario:
 		t.Fatalf("read: %v", err)
 	}
 	return exps[0], path
+}
+
+// scenarioPlan checks e's scenario as experiment does: with the recipe of
+// the file's local cluster (nil: none).
+func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error) {
+	return Plan(e, fileRecipe(e), measure)
+}
+
+// fileRecipe builds the recipe of e's system.cluster through its driver's
+// home, with the file's options (nil: no local cluster).
+func fileRecipe(e spec.Experiment) cluster.Recipe {
+	c := e.System.Cluster
+	if c == nil {
+		return nil
+	}
+	name := c.Recipe
+	if name == "" {
+		name = e.System.Driver
+	}
+	build := all.Registry()[e.System.Driver].Clusters[name]
+	if build == nil {
+		return nil
+	}
+	given := func(key string) bool { _, ok := e.Position("system.cluster." + key); return ok }
+	refuse := func(key, why string) error { return e.Errorf("system.cluster."+key, "%s", why) }
+	r, err := build(*c, given, refuse)
+	if err != nil {
+		return nil
+	}
+	return r
 }
 
 func TestScenarioPlan(t *testing.T) {
@@ -163,44 +195,6 @@ func TestScenarioCommandRestart(t *testing.T) {
 		e, _ := scenarioFile(t, tc.scenario)
 		if _, err := scenarioPlan(e, 30*time.Second); err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), "s.yaml:9:") && !strings.Contains(err.Error(), "s.yaml:10:") {
 			t.Errorf("%s: %v, want %q with a position", tc.scenario, err, tc.msg)
-		}
-	}
-}
-
-func TestCycleTargets(t *testing.T) {
-	dir := t.TempDir()
-	write := func(extra string) string {
-		f := filepath.Join(dir, "c.yaml")
-		os.WriteFile(f, []byte(`name: c
-system: {driver: etcd, cluster: {recipe: etcd, nodes: 3}}
-workload: {files: [workloada]}
-load: {duration: 10s}
-`+extra), 0o644)
-		return f
-	}
-	b, err := ResolveBench(write(`repeat: 4
-cycle_targets: true
-scenario:
-  - {fault: pause, target: etcd2, at: 1s, for: 1s}
-  - {fault: kill, target: leader, at: 5s}
-`), BenchOptions{Store: filepath.Join(dir, "r.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range b.Runs {
-		got = append(got, r.Plan.Faults[0].Target+"/"+r.Plan.Faults[1].Target)
-	}
-	if want := "etcd2/leader etcd3/leader etcd1/leader etcd2/leader"; strings.Join(got, " ") != want {
-		t.Errorf("targets by repetition %q, want %q", strings.Join(got, " "), want)
-	}
-	for _, bad := range []struct{ extra, msg string }{
-		{"cycle_targets: true\nscenario:\n  - {fault: pause, target: etcd2, at: 1s, for: 1s}\n", "repeat: 2 or more"},
-		{"repeat: 2\ncycle_targets: true\nscenario:\n  - {fault: kill, target: leader, at: 1s}\n", "no fault names a member"},
-		{"repeat: 2\ncycle_targets: true\nscenario:\n  - {fault: kill, target: etcd7, at: 1s}\n", "has 3 members"},
-	} {
-		if _, err := ResolveBench(write(bad.extra), BenchOptions{Store: filepath.Join(dir, "r.db")}); err == nil || !strings.Contains(err.Error(), bad.msg) || !strings.Contains(err.Error(), "c.yaml:") {
-			t.Errorf("%q: %v, want %q with a position", bad.extra, err, bad.msg)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -46,7 +46,7 @@ type kubeEnv struct {
 	cfg    *rest.Config         // nil with a test's client: pod-kill cannot exec then
 	ns     string
 	seed   int64                                          // the run's: pick: random chooses with it
-	leader func(ctx context.Context) (kube.Member, error) // nil: by driver (scenario_kube_leader.go)
+	leader func(ctx context.Context) (kube.Member, error) // nil: by driver (kube_leader.go)
 	perms  map[k8s.Permission]bool                        // what the scenario's faults do
 }
 
@@ -112,17 +112,19 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// kubeStart connects the plan's Kubernetes faults to their API server and
+// KubeStart connects the plan's Kubernetes faults to their API server and
 // runs the preflight (reachable, namespace, every permission the faults
-// need by SelfSubjectAccessReview) before anything is stored or loaded.
-func kubeStart(ctx context.Context, p *Plan) error {
-	k := planKubeEnv(p.Faults)
+// need by SelfSubjectAccessReview) before anything is stored or loaded;
+// seed is the run's (pick: random chooses with it). Bad input is a
+// *BadInput.
+func KubeStart(ctx context.Context, plan []Injection, seed int64) error {
+	k := planKubeEnv(plan)
 	if k == nil {
 		return nil
 	}
-	k.seed = p.Config.Seed
+	k.seed = seed
 	if err := k.connect(); err != nil {
-		return &InputError{Err: err}
+		return &BadInput{Err: err}
 	}
 	var perms []k8s.Permission
 	for perm := range k.perms {
@@ -138,11 +140,11 @@ func kubeStart(ctx context.Context, p *Plan) error {
 			for i, p := range rbac.Denied {
 				d[i] = p.String()
 			}
-			return &InputError{Err: fmt.Errorf("the scenario's Kubernetes faults: missing RBAC in namespace %s: %s (apply deploy/rbac.yaml there and bind its Role dbrig-faults, and for cordon or drain its ClusterRole dbrig-node-faults, to your user or service account)",
+			return &BadInput{Err: fmt.Errorf("the scenario's Kubernetes faults: missing RBAC in namespace %s: %s (apply deploy/rbac.yaml there and bind its Role dbrig-faults, and for cordon or drain its ClusterRole dbrig-node-faults, to your user or service account)",
 				rbac.Namespace, strings.Join(d, ", "))}
 		}
 		if errors.Is(err, k8s.ErrNoNamespace) {
-			return &InputError{Err: fmt.Errorf("kubernetes.namespace: %w", err)}
+			return &BadInput{Err: fmt.Errorf("kubernetes.namespace: %w", err)}
 		}
 		return fmt.Errorf("the scenario's Kubernetes faults: %w", err)
 	}
@@ -419,9 +421,9 @@ func (k *kubeEnv) leaderMember(ctx context.Context) (kube.Member, error) {
 	return find(ctx, k.props)
 }
 
-// kubeInjects tells whether a plan's faults can fire without a local
+// KubeOnly tells whether a plan's faults can fire without a local
 // cluster: all of them act on Kubernetes.
-func kubeInjects(plan []Injection) bool {
+func KubeOnly(plan []Injection) bool {
 	for _, in := range plan {
 		if _, ok := in.Fault.(*kubeFault); !ok {
 			return false
@@ -430,6 +432,16 @@ func kubeInjects(plan []Injection) bool {
 	return len(plan) > 0
 }
 
-// KubeFaults tells whether the plan's scenario has faults on Kubernetes
-// targets.
-func (p *Plan) KubeFaults() bool { return planKubeEnv(p.Faults) != nil }
+// OnKubernetes tells whether a plan has faults on Kubernetes targets.
+func OnKubernetes(plan []Injection) bool { return planKubeEnv(plan) != nil }
+
+// UseKubeClient makes the plan's Kubernetes faults act through c instead
+// of connecting to the API server of the file's kubernetes: section (a
+// fake clientset in tests; a pod-kill cannot exec through it).
+func UseKubeClient(plan []Injection, c kubernetes.Interface) {
+	if k := planKubeEnv(plan); k != nil {
+		k.mu.Lock()
+		k.c = c
+		k.mu.Unlock()
+	}
+}

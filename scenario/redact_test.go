@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -32,10 +32,10 @@ func TestFaultEventsRedacted(t *testing.T) {
 	}
 	var got []run.Event
 	in := newInjector([]Injection{{Name: "leaky", Fault: cmd, Target: "m1"}}, fakeNodes{{Name: "m1", Role: "member", PID: 1 << 22}}, nil,
-		redactingEmit(props, func(ev run.Event) { got = append(got, ev) }))
+		Redacting(props, func(ev run.Event) { got = append(got, ev) }))
 	done := make(chan struct{})
-	go func() { defer close(done); in.run(context.Background()) }()
-	in.measureStarted(time.Now())
+	go func() { defer close(done); in.Run(context.Background()) }()
+	in.MeasureStarted(time.Now())
 	<-done
 	if len(got) != 1 || !strings.HasPrefix(got[0].Outcome, "failed: ") {
 		t.Fatalf("events %+v, want the failed command", got)
