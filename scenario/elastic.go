@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/inject"
+	"github.com/dbrig/dbrig/spec"
 )
 
 // Elasticity faults: add-node (target: the role of the node to add) and
@@ -24,7 +25,7 @@ func elastic(r cluster.Recipe) bool { _, ok := r.(cluster.Elastic); return ok }
 func elasticFault(kind string) bool { return kind == "add-node" || kind == "remove-node" }
 
 // checkElastic checks an add-node or remove-node entry.
-func checkElastic(kind, target string, rec cluster.Recipe, hasFor bool, bad func(key, format string, args ...any) error) error {
+func checkElastic(kind, target string, rec cluster.Recipe, hasFor bool, bad badFunc) error {
 	el, ok := rec.(cluster.Elastic)
 	if !ok {
 		return bad("fault", "the %s recipe cannot add or remove nodes while it runs (%s can)", rec.System(), strings.Join(recipesThat(elastic), ", "))
@@ -42,6 +43,16 @@ func checkElastic(kind, target string, rec cluster.Recipe, hasFor bool, bad func
 		return bad("target", "%q: add-node's target is the role of the node to add (%s can add: %s)", target, rec.System(), strings.Join(roles, ", "))
 	}
 	return nil
+}
+
+// elasticKind is what add-node and remove-node share: a recipe whose
+// clusters change size, and no length.
+type elasticKind struct{}
+
+func (elasticKind) settings() []string { return nil }
+
+func (elasticKind) check(f *spec.Fault, rec cluster.Recipe, bad badFunc) error {
+	return checkElastic(f.Kind, f.Target, rec, f.For > 0, bad)
 }
 
 // clusterMembers is what a cluster that can change size offers (a

@@ -31,11 +31,8 @@ func TestEtcdAddRemoveNode(t *testing.T) {
 		t.Skip("starts an etcd cluster")
 	}
 	c, nw, eps := routedEtcd(t)
-	add, err := inject.New("add-node", inject.Options{Role: "member"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	remove, _ := inject.New("remove-node", inject.Options{})
+	add := inject.AddNode{Role: "member"}
+	remove := inject.RemoveNode{}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// One after the other: etcd takes one membership change at a time

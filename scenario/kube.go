@@ -28,14 +28,14 @@ import (
 // server of the file's kubernetes: section. They take the same triggers as
 // local faults (at/for/every/count, after+wait, when: stable) and emit the
 // same events, so analysis.Impacts treats them alike. Before the run is
-// stored, kubeStart connects and asks the API server whether the namespace
+// stored, KubeStart connects and asks the API server whether the namespace
 // exists and the caller may do what the scenario's faults do.
 
 // kubeKind tells the faults that act on Kubernetes.
 func kubeKind(kind string) bool { return slices.Contains(kube.Kinds(), kind) }
 
 // kubeEnv is the API server of an experiment's kubernetes: section, shared
-// by its Kubernetes faults; connected once, by kubeStart.
+// by its Kubernetes faults; connected once, by KubeStart.
 type kubeEnv struct {
 	sec    spec.Kubernetes
 	driver string            // the system's driver: whom to ask for the leader
@@ -171,7 +171,7 @@ func inClusterNamespace() string {
 }
 
 // checkKubeKeys refuses a Kubernetes fault's settings on a local fault.
-func checkKubeKeys(f spec.Fault, bad func(key, format string, args ...any) error) error {
+func checkKubeKeys(f spec.Fault, bad badFunc) error {
 	for _, k := range []struct {
 		key   string
 		given bool
@@ -187,15 +187,13 @@ func checkKubeKeys(f spec.Fault, bad func(key, format string, args ...any) error
 // kubeEntry checks one Kubernetes scenario entry: the section exists, the
 // target parses and suits the kind, the settings belong to it, the timing
 // holds; and notes the permissions it needs.
-func kubeEntry(e spec.Experiment, f spec.Fault, k *kubeEnv, bad func(key, format string, args ...any) error) (*entry, error) {
+func kubeEntry(e spec.Experiment, f spec.Fault, k *kubeEnv, bad badFunc) (*entry, error) {
 	if e.Kubernetes == nil {
 		return nil, bad("fault", "a %s fault acts on Kubernetes: add a kubernetes: section (namespace, context, kubeconfig; empty ones are kubectl's)", f.Kind)
 	}
-	for key, given := range map[string]bool{"link": f.Link != "", "groups": len(f.Groups) > 0, "delay": f.Delay != 0, "jitter": f.Jitter != 0,
-		"rate": f.Rate != "", "mode": f.Mode != "", "run": f.Run != "", "heal": f.Heal != ""} {
-		if given {
-			return nil, bad(key, "a %s fault has no %s", f.Kind, key)
-		}
+	// The local kinds' settings are not a Kubernetes fault's.
+	if keys := localSettings(f); len(keys) > 0 {
+		return nil, bad(keys[0], "a %s fault has no %s", f.Kind, keys[0])
 	}
 	t, err := kube.ParseTarget(f.Target)
 	if err != nil {

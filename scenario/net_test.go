@@ -129,7 +129,7 @@ func TestEtcdNetworkFaults(t *testing.T) {
 	}
 	t.Logf("baseline median reads: %v", base)
 
-	delay, err := inject.New("delay", inject.Options{Delay: 100 * time.Millisecond})
+	delay, err := inject.NewDelay(100*time.Millisecond, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestEtcdNetworkFaults(t *testing.T) {
 			t.Errorf("peer connections to %s by source: %v, want every one identified", name, srcs)
 		}
 	}
-	part, _ := inject.New("partition", inject.Options{})
+	part := inject.Partition{}
 	evs = newEvents()
 	in = newInjector([]Injection{{Name: "isolate-leader", Fault: part, Target: leader[0].Name, Link: "peer", For: 4 * time.Second}}, c, nw, evs.emit)
 	done = make(chan struct{})

@@ -115,7 +115,7 @@ func TestInjectorRandomTarget(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		c = append(c, cluster.Node{Name: fmt.Sprintf("m%d", i), Role: "member", PID: 1 << 22})
 	}
-	cmd, err := inject.New("command", inject.Options{Run: "true"})
+	cmd, err := inject.NewCommand("true", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestFaultEventsRedacted(t *testing.T) {
 	props.Set("mysql.dsn", "dbrig:mypw@tcp(127.0.0.1:3306)/dbrig", src)
 	props.Set("table", "usertable", src)
 	// The command prints the secrets and a URL of its own, then fails.
-	cmd, err := inject.New("command", inject.Options{Run: `echo "auth hunter2!x failed; pg pg@pw; my mypw; try redis://:other-pw@127.0.0.1:1 usertable"; exit 3`})
+	cmd, err := inject.NewCommand(`echo "auth hunter2!x failed; pg pg@pw; my mypw; try redis://:other-pw@127.0.0.1:1 usertable"; exit 3`, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,42 +178,25 @@ func faultErr(e spec.Experiment, f spec.Fault, key, format string, args ...any) 
 	return &spec.FileError{Pos: f.Pos, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-// checkEntry checks one scenario entry on its own.
-func checkEntry(f spec.Fault, rec cluster.Recipe, bad func(key, format string, args ...any) error) (*entry, error) {
-	rate, err := parseRate(f.Rate)
-	if err != nil {
-		return nil, bad("rate", "%v", err)
+// checkEntry checks one local scenario entry on its own: its kind's
+// settings and checks (kinds.go), its target, its timing.
+func checkEntry(f spec.Fault, rec cluster.Recipe, bad badFunc) (*entry, error) {
+	k := kindOf(f.Kind)
+	if k == nil {
+		return nil, bad("fault", "%v", unknownKind(f.Kind))
 	}
-	fault, err := inject.New(f.Kind, inject.Options{Grace: 10 * time.Second, Delay: f.Delay, Jitter: f.Jitter, Rate: rate, Mode: f.Mode,
-		Run: f.Run, Heal: f.Heal, Role: f.Target})
-	if err != nil {
-		key := "fault"
-		switch {
-		case errors.Is(err, inject.ErrBadOption) && f.Kind == "delay":
-			key = "delay"
-		case errors.Is(err, inject.ErrBadOption) && f.Kind == "bandwidth":
-			key = "rate"
-		case errors.Is(err, inject.ErrBadOption) && f.Kind == "command":
-			key = "run"
-		case errors.Is(err, inject.ErrBadOption):
-			key = "mode"
-		}
-		return nil, bad(key, "%v", err)
-	}
-	network := inject.Network(f.Kind)
 	// Settings another kind of fault takes are a mistake, not ignored.
-	for key, given := range map[string]bool{"delay": f.Delay != 0 && f.Kind != "delay", "jitter": f.Jitter != 0 && f.Kind != "delay",
-		"rate": f.Rate != "" && f.Kind != "bandwidth", "mode": f.Mode != "" && f.Kind != "drop" && f.Kind != "restart",
-		"run": f.Run != "" && f.Kind != "command", "heal": f.Heal != "" && f.Kind != "command",
-		"groups": len(f.Groups) > 0 && f.Kind != "partition", "link": f.Link != "" && !network} {
-		if given {
+	for _, key := range localSettings(f) {
+		if !slices.Contains(k.settings(), key) {
 			return nil, bad(key, "a %s fault has no %s", f.Kind, key)
 		}
 	}
-	if elasticFault(f.Kind) {
-		if err := checkElastic(f.Kind, f.Target, rec, f.For > 0, bad); err != nil {
-			return nil, err
-		}
+	fault, key, err := k.fault(f)
+	if err != nil {
+		return nil, bad(key, "%v", err)
+	}
+	if err := k.check(&f, rec, bad); err != nil {
+		return nil, err
 	}
 	if _, _, random, err := randomTarget(f.Target); random {
 		if err != nil {
@@ -221,40 +204,6 @@ func checkEntry(f spec.Fault, rec cluster.Recipe, bad func(key, format string, a
 		}
 	} else if role := strings.TrimPrefix(f.Target, "all-"); !knownTargets[role] && f.Target != "all" && !looksLikeNode(f.Target) {
 		return nil, bad("target", "%q: expected a node name (etcd1, primary …), a role (one node of it: leader, follower, primary, replica, member, any), all-ROLE or random-N-ROLE", f.Target)
-	}
-	if network {
-		switch {
-		case len(f.Groups) > 0:
-			if f.Link != "" && f.Link != "peer" {
-				return nil, bad("link", "a partition into groups cuts peer links: leave link out")
-			}
-			if sp, ok := rec.(cluster.StarPeers); ok {
-				return nil, bad("groups", "%s", sp.PartitionHint())
-			}
-			if err := checkGroups(f.Groups); err != nil {
-				return nil, bad("groups", "%v", err)
-			}
-			f.Link = "peer"
-		case f.Link == "":
-			f.Link = "client"
-			if f.Kind == "partition" && routesPeers(rec) {
-				f.Link = "peer"
-			}
-		case f.Link != "client" && f.Link != "peer":
-			return nil, bad("link", "%q: expected client (dbrig ↔ the node) or peer (the node ↔ the other nodes)", f.Link)
-		}
-		if f.Link == "peer" && !routesPeers(rec) {
-			return nil, bad("link", "the %s recipe's peer traffic does not go through dbrig's proxies (only %s's do): use link: client", rec.System(), strings.Join(recipesThat(routesPeers), "'s and "))
-		}
-		if f.For <= 0 {
-			return nil, bad("for", "a %s needs for: how long until it heals", f.Kind)
-		}
-	}
-	switch {
-	case f.Kind == "pause" && f.For <= 0:
-		return nil, bad("for", "a pause needs for: how long the node stays paused")
-	case f.Kind == "command" && f.Heal != "" && f.For <= 0:
-		return nil, bad("for", "a command with a heal command needs for: when to run the heal")
 	}
 	if err := checkKubeKeys(f, bad); err != nil {
 		return nil, err
@@ -267,7 +216,7 @@ func checkEntry(f spec.Fault, rec cluster.Recipe, bad func(key, format string, a
 
 // checkTriggers checks an entry's timing (every, count, after, wait, when)
 // and fills in stable_for's default; local and Kubernetes faults share it.
-func checkTriggers(f *spec.Fault, bad func(key, format string, args ...any) error) error {
+func checkTriggers(f *spec.Fault, bad badFunc) error {
 	switch {
 	case f.Every > 0 && f.Every <= f.For:
 		return bad("every", "%v: a recurring fault must end (for %v) before it starts again", f.Every, f.For)
@@ -346,7 +295,7 @@ func parseRate(s string) (int64, error) {
 // would undo the second), or anything on a node a kill or a removal left
 // down for the rest of the run. nodesOf names the nodes a target hits (nil:
 // not known before the run, such as leader): named nodes, and with the
-// cluster's layout (checkPlannedOverlaps) static roles too. Two faults on
+// cluster's layout (CheckLayout) static roles too. Two faults on
 // one role target (leader) are checked for the network case only: a role is
 // resolved when each fires, so a second fault on "leader" after a kill hits
 // the new leader.

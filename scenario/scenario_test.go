@@ -1,14 +1,17 @@
 package scenario
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/driver/all"
+	"github.com/dbrig/dbrig/driver/etcd"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -232,5 +235,32 @@ func TestReplaceAddrs(t *testing.T) {
 		if got := replaceAddrs(in, repl); got != want {
 			t.Errorf("replaceAddrs(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestKindsOwnTheirSettings: each local kind takes its own settings and
+// refuses every other kind's, at the setting's key.
+func TestKindsOwnTheirSettings(t *testing.T) {
+	given := map[string]func(*spec.Fault){
+		"delay": func(f *spec.Fault) { f.Delay = time.Millisecond }, "jitter": func(f *spec.Fault) { f.Jitter = time.Millisecond },
+		"rate": func(f *spec.Fault) { f.Rate = "1MB" }, "mode": func(f *spec.Fault) { f.Mode = "kill" },
+		"run": func(f *spec.Fault) { f.Run = "true" }, "heal": func(f *spec.Fault) { f.Heal = "true" },
+		"groups": func(f *spec.Fault) { f.Groups = [][]string{{"etcd1"}, {"etcd2"}} }, "link": func(f *spec.Fault) { f.Link = "client" },
+	}
+	for _, name := range kindNames {
+		takes := kindOf(name).settings()
+		for key, set := range given {
+			f := spec.Fault{Kind: name, Name: name, Target: "etcd1"}
+			set(&f)
+			bad := func(k, format string, args ...any) error { return fmt.Errorf(k+": "+format, args...) }
+			_, err := checkEntry(f, etcd.Cluster{}, bad)
+			refused := err != nil && err.Error() == fmt.Sprintf("%s: a %s fault has no %s", key, name, key)
+			if refused == slices.Contains(takes, key) {
+				t.Errorf("%s with %s: %v (takes %v)", name, key, err, takes)
+			}
+		}
+	}
+	if kindOf("meteor") != nil {
+		t.Error("a kind nobody knows")
 	}
 }

@@ -68,17 +68,16 @@ func FromStored(stored []results.PlannedFault, file []Injection) ([]Injection, e
 	}
 	out := make([]Injection, len(stored))
 	for i, f := range stored {
-		o := inject.Options{Grace: 10 * time.Second, Delay: time.Duration(f.DelayUS) * time.Microsecond,
-			Jitter: time.Duration(f.JitterUS) * time.Microsecond, Rate: f.Rate, Mode: f.Mode, Role: f.Target}
+		run, heal := "", ""
 		if f.Fault == "command" {
 			name, _, _ := strings.Cut(f.Name, "#")
 			c, ok := commands[name]
 			if !ok || digest(c.Run) != f.Run || digest(c.Undo) != f.Heal {
 				return nil, fmt.Errorf("stored fault %s: the experiment file has no command fault %q with the commands the run ran (commands are stored only as digests)", f.Name, name)
 			}
-			o.Run, o.Heal = c.Run, c.Undo
+			run, heal = c.Run, c.Undo
 		}
-		fault, err := inject.New(f.Fault, o)
+		fault, err := storedFault(f.Fault, f.Target, time.Duration(f.DelayUS)*time.Microsecond, time.Duration(f.JitterUS)*time.Microsecond, f.Rate, f.Mode, run, heal)
 		if err != nil {
 			return nil, fmt.Errorf("stored fault %s: %w", f.Name, err)
 		}
