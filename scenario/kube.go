@@ -31,8 +31,8 @@ import (
 // stored, KubeStart connects and asks the API server whether the namespace
 // exists and the caller may do what the scenario's faults do.
 
-// kubeKind tells the faults that act on Kubernetes.
-func kubeKind(kind string) bool { return slices.Contains(kube.Kinds(), kind) }
+// isKube tells the faults that act on Kubernetes.
+func isKube(kind string) bool { return kubeKindOf(kind) != nil }
 
 // kubeEnv is the API server of an experiment's kubernetes: section, shared
 // by its Kubernetes faults; connected once, by KubeStart.
@@ -185,8 +185,9 @@ func checkKubeKeys(f spec.Fault, bad badFunc) error {
 }
 
 // kubeEntry checks one Kubernetes scenario entry: the section exists, the
-// target parses and suits the kind, the settings belong to it, the timing
-// holds; and notes the permissions it needs.
+// target parses and suits the kind, the settings belong to it (each kind's
+// own checks: kube_kinds.go), the timing holds; and notes the permissions
+// it needs.
 func kubeEntry(e spec.Experiment, f spec.Fault, k *kubeEnv, bad badFunc) (*entry, error) {
 	if e.Kubernetes == nil {
 		return nil, bad("fault", "a %s fault acts on Kubernetes: add a kubernetes: section (namespace, context, kubeconfig; empty ones are kubectl's)", f.Kind)
@@ -200,38 +201,20 @@ func kubeEntry(e spec.Experiment, f spec.Fault, k *kubeEnv, bad badFunc) (*entry
 		return nil, bad("target", "%v", err)
 	}
 	_, hasReplicas := e.Position(f.Path + ".replicas")
-	only := func(key string, given bool, kinds ...string) error {
-		if given && !slices.Contains(kinds, f.Kind) {
-			return bad(key, "a %s fault has no %s (only %s)", f.Kind, key, strings.Join(kinds, ", "))
-		}
-		return nil
+	kk := kubeKindOf(f.Kind)
+	if err := checkKubeSettings(kk, f, hasReplicas, bad); err != nil {
+		return nil, err
 	}
-	for _, err := range []error{
-		only("replicas", hasReplicas, "scale"),
-		only("signal", f.Signal != "", "pod-kill"), only("process", f.Process != "", "pod-kill"), only("container", f.Container != "", "pod-kill"),
-		only("grace", f.Grace != 0, "pod-delete"),
-	} {
-		if err != nil {
-			return nil, err
-		}
+	if err := kk.check(f, t, hasReplicas, bad); err != nil {
+		return nil, err
 	}
 	switch {
-	case f.Kind == "scale" && (t.StatefulSet == "" || t.Ordinal >= 0):
-		return nil, bad("target", "scale acts on a StatefulSet: target: statefulset/NAME (no ordinal), not %q", f.Target)
-	case f.Kind == "scale" && !hasReplicas:
-		return nil, bad("fault", "scale needs replicas: the StatefulSet's replicas during the fault (e.g. replicas: 5)")
-	case t.Node != "" && f.Kind != "cordon" && f.Kind != "drain":
-		return nil, bad("target", "%s acts on pods: a node is a target of cordon and drain only", f.Kind)
-	case f.Pick != "" && t.Selector == "" && (t.StatefulSet == "" || t.Ordinal >= 0 || f.Kind == "scale"):
+	case f.Pick != "" && t.Selector == "" && (t.StatefulSet == "" || t.Ordinal >= 0):
 		return nil, bad("pick", "pick chooses among several pods: give a target pods/SELECTOR or statefulset/NAME")
 	case f.Pick != "" && f.Pick != "all" && f.Pick != "one" && f.Pick != "random":
 		return nil, bad("pick", "%q: expected all (every pod), one (the first by name) or random (one, by the run's seed)", f.Pick)
-	case f.Grace < 0:
-		return nil, bad("grace", "%v: a grace period is ≥ 0", f.Grace)
 	case f.HealWait < 0:
 		return nil, bad("heal_wait", "%v < 0", f.HealWait)
-	case f.Kind == "pod-kill" && f.For > 0:
-		return nil, bad("for", "a pod-kill is instantaneous: the container restarts by itself; leave for out")
 	}
 	if t.Leader {
 		if leaderFinder(k.driver) == nil {

@@ -108,3 +108,21 @@ scenario:
 func noting(notes *[]string) inject.Target {
 	return inject.Target{Note: func(s string) { *notes = append(*notes, s) }}
 }
+
+// TestKubeKindsKnown: every kind inject/kube can build has a kind here,
+// and each setting is some kind's.
+func TestKubeKindsKnown(t *testing.T) {
+	for _, name := range kube.Kinds() {
+		if kubeKindOf(name) == nil {
+			t.Errorf("inject/kube's %s has no kind in scenario", name)
+		}
+	}
+	for _, key := range []string{"replicas", "signal", "process", "container", "grace"} {
+		if len(kindsTaking(key)) == 0 {
+			t.Errorf("no Kubernetes kind takes %s", key)
+		}
+	}
+	if kubeKindOf("kill") != nil {
+		t.Error("kill is not a Kubernetes fault")
+	}
+}

@@ -94,7 +94,7 @@ func Plan(e spec.Experiment, rec cluster.Recipe, measure time.Duration) ([]Injec
 		var en *entry
 		var err error
 		switch {
-		case kubeKind(f.Kind):
+		case isKube(f.Kind):
 			en, err = kubeEntry(e, f, kenv, bad)
 		case e.System.Cluster == nil:
 			return nil, faultErr(e, f, "fault", "a %s fault acts on the nodes of a local cluster: give system.cluster (faults on Kubernetes: %s)", f.Kind, strings.Join(kube.Kinds(), ", "))
