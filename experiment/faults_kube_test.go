@@ -21,6 +21,9 @@ import (
 	"github.com/dbrig/dbrig/scenario"
 )
 
+// End-to-end runs of scenarios with Kubernetes faults (package scenario
+// checks and fires them) against a fake API server.
+
 // kubeFile writes an experiment file on the null driver with the given
 // text after its load section and reads it.
 func kubeFile(t *testing.T, driver, rest string) string {
