@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/all"
-	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/scenario"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -137,8 +135,8 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 	}
 	opts := Options{
 		Driver: e.System.Driver, PropFiles: e.Workload.Files,
-		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.Think,
-		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Seed,
+		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.ThinkTime,
+		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Load.Seed,
 		SkipLoad: !e.Dataset.Load, Recreate: e.Dataset.Recreate, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry, Cluster: cp, Faults: faults,
 		Verify:  e.Verify,
 		Name:    strings.TrimSpace(name + " " + label),
@@ -146,11 +144,7 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 		Command: "dbrig bench " + e.File,
 	}
 	for _, st := range e.Load.Schedule {
-		if math.IsNaN(st.RampTo) {
-			opts.Schedule = append(opts.Schedule, run.RateStep{Rate: st.Rate, For: st.For})
-		} else {
-			opts.Schedule = append(opts.Schedule, run.RateStep{Rate: st.RampTo, For: st.For, Ramp: true})
-		}
+		opts.Schedule = append(opts.Schedule, st.RateStep)
 	}
 	if len(opts.PropFiles) == 0 {
 		opts.PropFiles = []string{"workloada"}

@@ -447,16 +447,11 @@ func (p *Plan) runInfo(ctx context.Context, db driver.DB, warn func(error)) resu
 	if d, ok := db.(driver.Describer); ok {
 		target = spec.Redact(d.Target())
 	}
-	s := p.Config.Settings()
 	info := results.RunInfo{
 		Name: p.Name, Tags: p.Tags, Command: p.commandLine(),
 		System: p.Driver, Driver: p.Driver, ServerVersion: version, Target: target,
 		Workload: p.WorkloadName(), Props: p.Props.Map(),
-		Load: results.LoadModel{
-			Model: s.Model, Clients: p.Config.Clients, Rate: s.Rate, Arrival: s.Arrival,
-			ThinkTime: s.ThinkTime, Warmup: p.Config.Warmup, Duration: p.Config.Duration,
-			Operations: p.Config.Operations, Seed: p.Config.Seed,
-		},
+		Load: p.Config.Settings(),
 		Host: results.HostInfo(), DbrigVersion: Version, Start: time.Now(), Spec: p.SpecText,
 	}
 	if p.LoadOnly {

@@ -18,6 +18,7 @@ import (
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/internal/outfile"
+	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/scenario"
@@ -276,7 +277,7 @@ func loadConfig(opts Options, p *spec.Props) (run.Config, error) {
 		if opts.Model == run.ClosedName {
 			return cfg, &run.ConfigError{Field: "schedule", Value: "closed model", Want: "rate schedules belong to the open model"}
 		}
-		open, err := run.ModelNamed(run.OpenName, run.Settings{Arrival: opts.Arrival, MaxBacklog: opts.MaxBacklog, ThinkTime: opts.ThinkTime})
+		open, err := run.ModelNamed(run.OpenName, loadmodel.Load{Arrival: opts.Arrival, MaxBacklog: opts.MaxBacklog, ThinkTime: opts.ThinkTime})
 		if err != nil {
 			return cfg, err
 		}
@@ -288,7 +289,7 @@ func loadConfig(opts Options, p *spec.Props) (run.Config, error) {
 				cfg.Duration += s.For // the schedule's length bounds the run
 			}
 		}
-	} else if cfg.Model, err = run.ModelNamed(opts.Model, run.Settings{Rate: rate, Arrival: opts.Arrival, ThinkTime: opts.ThinkTime, MaxBacklog: opts.MaxBacklog}); err != nil {
+	} else if cfg.Model, err = run.ModelNamed(opts.Model, loadmodel.Load{Rate: rate, Arrival: opts.Arrival, ThinkTime: opts.ThinkTime, MaxBacklog: opts.MaxBacklog}); err != nil {
 		return cfg, err
 	}
 	cfg.Warmup = opts.Warmup

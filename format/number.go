@@ -1,7 +1,7 @@
 // Package format turns numbers, durations and load models into the short
 // text that dbrig shows people: in the terminal, in HTML reports and on the
 // dashboard, which all use these functions so that one figure reads the same
-// everywhere. It imports nothing of dbrig.
+// everywhere. Of dbrig it imports only loadmodel, the load settings it shows.
 //
 // Latencies are microseconds, as in package measure.
 package format

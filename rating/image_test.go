@@ -22,6 +22,7 @@ import (
 // second experiment's inserts hit keys the first one inserted and fail
 // (errors=0), and reads of the first one's keys are not what it reads.
 func TestRateClusterWithImages(t *testing.T) {
+	t.Parallel() // real time, but a loose SLA: load does not decide it
 	if _, _, err := cluster.Plan(mysql.Cluster{}, nil); err != nil {
 		var missing *cluster.BinaryMissingError
 		if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
@@ -55,8 +56,12 @@ func TestRateClusterWithImages(t *testing.T) {
 	pids := map[int]bool{}
 	for i, st := range r.Steps {
 		t.Logf("%s %g pass=%v reset %s %.2fs: %s", st.Kind, st.Target, st.Pass, st.Reset, st.ResetS, st.Reason)
-		if !st.Pass {
-			t.Errorf("step at %g failed: %s", st.Target, st.Reason)
+		// errors=0 is what a missing restore breaks; the latency and
+		// throughput verdicts are the load's (a starved machine fails them).
+		for _, tm := range st.Terms {
+			if tm.Term == "errors=0" && !tm.Pass {
+				t.Errorf("step at %g: %v errors: %s", st.Target, tm.Measured, st.Reason)
+			}
 		}
 		if i > 0 && st.Reset != ResetSnapshot {
 			t.Errorf("step at %g: reset %q, want snapshot", st.Target, st.Reset)

@@ -118,6 +118,10 @@ type Options struct {
 	Steadiness time.Duration
 
 	probe bool // set by check: the search starts from a capacity probe
+	// perform, set by tests, performs each experiment's phases instead of
+	// the runner and the driver: a queue model in virtual time
+	// (qsim_test.go), so the search is tested in seconds and under load.
+	perform func(*experiment.Plan) experiment.Performer
 }
 
 // Hooks let a caller watch a rating. Every field is optional.
@@ -820,6 +824,9 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	// The probe has no verdict to stop for: it runs its length.
 	stop := newStopper(r.opts.SLA, r.opts.By, target, dur, r.opts.NoEarlyStop || probe, cancel, r.hooks.Observer)
 	hooks := experiment.Hooks{Observer: stop, Warn: r.hooks.Warn, WrapDB: r.wrapFor(&st)}
+	if r.opts.perform != nil {
+		hooks.Perform = r.opts.perform(plan)
+	}
 	var stale *experiment.StaleReads
 	if r.opts.SLA.HasUnpredictable() {
 		// Version stamps on every write, checked on every read (the

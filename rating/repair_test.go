@@ -98,6 +98,7 @@ func repairCase(t *testing.T, drv string, props ...string) {
 }
 
 func TestRepairRestoresExactly(t *testing.T) {
+	t.Parallel() // real time, but a loose SLA: load does not decide it
 	t.Run("pebble", func(t *testing.T) {
 		repairCase(t, "pebble", "pebble.dir="+filepath.Join(t.TempDir(), "data"))
 	})

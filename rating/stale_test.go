@@ -14,6 +14,7 @@ import (
 // versions: the embedded store never returns a stale value, the counts are
 // stored with each run, and the term is evaluated from them.
 func TestUnpredictableTermOnPebble(t *testing.T) {
+	t.Parallel() // real time, but a loose SLA: load does not decide it
 	dir := t.TempDir()
 	store := filepath.Join(dir, "r.db")
 	r, err := Rate(context.Background(), Options{

@@ -15,8 +15,10 @@ import (
 // directory: the first experiment loads, the later ones reset the data
 // their way, and the time split counts each reset.
 func TestStrategiesOnPebble(t *testing.T) {
+	t.Parallel() // real time, but a loose SLA: load does not decide it
 	for _, strategy := range Strategies {
 		t.Run(strategy, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			r, err := Rate(context.Background(), Options{
 				Base: experiment.Options{Driver: "pebble", Store: filepath.Join(dir, "r.db"),
@@ -28,10 +30,11 @@ func TestStrategiesOnPebble(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The answer itself is the known-answer test's business (a loaded
-			// machine can fail a 1 s experiment); here: how the data was reset.
-			if !r.Found || r.Answer < 100 {
-				t.Errorf("answer %v found=%v, want at least 100 ops/s", r.Answer, r.Found)
+			// The answer itself is the virtual tests' business (a loaded
+			// machine fails 1 s experiments at 200 ops/s: measured beside a
+			// CPU burner, 21 ops/s done of 100); here: how the data was reset.
+			if !r.Found {
+				t.Errorf("no answer found")
 			}
 			for _, s := range r.Steps {
 				t.Logf("%s %g achieved %.1f pass=%v %s reset %s %.3fs, %.2fs", s.Kind, s.Target, s.Achieved, s.Pass, s.Reason, s.Reset, s.ResetS, s.Seconds)
@@ -70,6 +73,7 @@ func TestStrategiesOnPebble(t *testing.T) {
 
 // --settle=false: no step waits, the rule does not say it does.
 func TestNoSettle(t *testing.T) {
+	t.Parallel() // real time, but a loose SLA: load does not decide it
 	dir := t.TempDir()
 	r, err := Rate(context.Background(), Options{
 		Base: experiment.Options{Driver: "pebble", Store: filepath.Join(dir, "r.db"),
@@ -92,16 +96,18 @@ func TestNoSettle(t *testing.T) {
 }
 
 // keepRating rates SQLite (whose primary key refuses a duplicate insert,
-// where Pebble would overwrite) with --reset keep on a workload, five search
-// experiments (100 … 1600 ops/s, all meeting a loose SLA) and the final run.
-func keepRating(t *testing.T, slaTerms string, props ...string) *Rating {
+// where Pebble would overwrite) with --reset keep on a workload, search
+// experiments from 100 ops/s to top (1600: five, all meeting a loose SLA)
+// and the final run.
+func keepRating(t *testing.T, top float64, slaTerms string, props ...string) *Rating {
 	t.Helper()
 	dir := t.TempDir()
 	r, err := Rate(context.Background(), Options{
 		Base: experiment.Options{Driver: "sqlite", Store: filepath.Join(dir, "r.db"), PropFiles: []string{"workloadd"},
-			Props: append([]string{"recordcount=5000", "sqlite.path=" + filepath.Join(dir, "ycsb.db")}, props...)},
+			Props: append([]string{"recordcount=20000", "sqlite.path=" + filepath.Join(dir, "ycsb.db"),
+				"sqlite.timeout=1m"}, props...)}, // beside a CPU burner a batch waited 10 s for the connection
 		SLA: mustSLA(t, slaTerms), Step: time.Second, SLADuration: time.Second,
-		Start: 100, Max: 1600, Reset: ResetKeep,
+		Start: 100, Max: top, Reset: ResetKeep,
 		Votes: 1, Warmup: -1, MinTail: -1, // the resets are under test here, not the verdicts
 	}, Hooks{})
 	if err != nil {
@@ -116,10 +122,13 @@ func keepRating(t *testing.T, slaTerms string, props ...string) *Rating {
 // Workload D inserts: keep carries the acknowledged insert sequence over,
 // so no experiment inserts a key that exists nor reads one that does not.
 func TestKeepCarriesTheInsertSequence(t *testing.T) {
+	t.Parallel() // real time, but a loose SLA: load does not decide it
 	// errors=0: a duplicate-key insert (rule 2) or a read of a missing key
-	// (rule 1) is an error, so any break of the rules fails a step. 5,000
-	// records: the ~150 inserts stay within the drift limit (rule 3).
-	r := keepRating(t, "p99<2s,errors=0")
+	// (rule 1) is an error, so any break of the rules fails a step. 20,000
+	// records: the inserts stay within the drift limit (rule 3), also when a
+	// loaded machine makes the search take three times the steps (5,000
+	// records drifted by 528 there).
+	r := keepRating(t, 1600, "p99<2s,errors=0")
 	if len(r.Steps) < 6 {
 		t.Fatalf("%d steps, want 5 search experiments and the final run", len(r.Steps))
 	}
@@ -140,10 +149,12 @@ func TestKeepCarriesTheInsertSequence(t *testing.T) {
 // With deletes, keep cannot keep: each later experiment falls back to the
 // snapshot taken after the load, and says so.
 func TestKeepFallsBackAfterDeletes(t *testing.T) {
+	t.Parallel() // real time, but a loose SLA: load does not decide it
 	// (YCSB's own deletes make its reads miss within one experiment too:
 	// no errors=0 here.)
-	r := keepRating(t, "p99<2s", "deleteproportion=0.05", "readproportion=0.9")
-	if len(r.Steps) < 2 {
+	// Two search experiments and the final run: two fallbacks.
+	r := keepRating(t, 200, "p99<2s", "deleteproportion=0.05", "readproportion=0.9")
+	if len(r.Steps) < 3 {
 		t.Fatalf("%d steps", len(r.Steps))
 	}
 	for _, s := range r.Steps[1:] {

@@ -299,7 +299,7 @@ func contextRows(runs []analysis.Run) []row {
 		{"driver", func(d *results.RunDetail) string { return d.Driver }},
 		{"target", func(d *results.RunDetail) string { return d.Info.Target }},
 		{"workload", func(d *results.RunDetail) string { return d.Workload }},
-		{"load model", func(d *results.RunDetail) string { return loadOf(d.Info.Load).Phrase() }},
+		{"load model", func(d *results.RunDetail) string { return format.LoadPhrase(d.Info.Load) }},
 		{"warmup / duration", func(d *results.RunDetail) string {
 			s := dur(d.Info.Load.Warmup) + " / " + dur(d.Info.Load.Duration)
 			if n := d.Info.Load.Operations; n > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/format"
+	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 )
@@ -36,7 +37,7 @@ func RunList(w io.Writer, runs []results.RunRow) error {
 			ops, p99, errs = format.Rate(r.Throughput), format.MicrosInt(r.P99US), format.Int(r.Errors)
 		}
 		t.add(fmt.Sprint(r.ID), r.Start.Local().Format(listTime), r.DisplayStatus(),
-			strings.TrimSpace(r.System+" "+r.ServerVersion), r.Workload, format.Load{Model: r.Model, Clients: r.Clients, Rate: r.Rate}.Brief(),
+			strings.TrimSpace(r.System+" "+r.ServerVersion), r.Workload, format.LoadBrief(loadmodel.Load{Model: r.Model, Clients: r.Clients, Rate: r.Rate}),
 			ops, p99, errs, name)
 	}
 	ew := &errWriter{w: w}
@@ -70,7 +71,7 @@ func RunShow(w io.Writer, d *results.RunDetail) error {
 	kv("driver", info.Driver)
 	kv("target", info.Target)
 	kv("workload", info.Workload)
-	kv("load", loadOf(info.Load).Detail())
+	kv("load", format.LoadDetail(info.Load))
 	kv("tags", strings.Join(info.Tags, ", "))
 	kv("host", hostText(info.Host))
 	version := info.DbrigVersion
@@ -132,12 +133,6 @@ func writeWorkers(ew *errWriter, d *results.RunDetail) {
 			format.Duration(w.ClockOffset)+" ± "+format.Duration(w.RTT/2), detail)
 	}
 	ew.table(t, "  ")
-}
-
-// loadOf is the load model of a run as package format takes it.
-func loadOf(l results.LoadModel) format.Load {
-	return format.Load{Model: l.Model, Clients: l.Clients, Rate: l.Rate, Arrival: l.Arrival, ThinkTime: l.ThinkTime,
-		Warmup: l.Warmup, Duration: l.Duration, Operations: l.Operations, Seed: l.Seed}
 }
 
 func hostText(h results.Host) string {

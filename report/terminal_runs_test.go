@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/format"
+	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 )
@@ -85,7 +86,7 @@ func detail(id int64, tput, p50, p95, p99 float64, withUpdate bool) *results.Run
 	d.Info = results.RunInfo{System: "redis", ServerVersion: "7.2", Workload: "ycsb/workloada", Driver: "redis",
 		Target: "redis://127.0.0.1:6379", Command: "dbrig run -P workloads/workloada",
 		Props: map[string]string{"recordcount": "1000", "fieldcount": "10"},
-		Load:  results.LoadModel{Model: "closed", Clients: 4, Duration: 30 * time.Second, Seed: 7},
+		Load:  loadmodel.Load{Model: "closed", Clients: 4, Duration: 30 * time.Second, Seed: 7},
 		Host:  results.Host{Hostname: "bench1", Cores: 2, MemoryBytes: 4 << 30}}
 	return d
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -252,7 +253,9 @@ func histCount(h *hdr.Histogram) int64 {
 	return h.TotalCount()
 }
 
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+// seconds is a duration stored as float seconds. Rounded, not truncated: a
+// float one ulp short of 1.001 must read back as 1.001s, not 1.000999999s.
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 func (s *Store) runProps(ctx context.Context, id int64) (map[string]string, error) {
 	rows, err := s.query(ctx, `SELECT key, value FROM run_props WHERE run_id = ?`, id)

@@ -14,6 +14,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/measure"
 )
 
@@ -94,7 +95,7 @@ func sampleInfo(tag string, start time.Time) RunInfo {
 		Workload: "ycsb/workloada",
 		Props: map[string]string{"recordcount": "1000", "operationcount": "5000",
 			"postgres.password": secret, "postgres.url": "postgres://bench:" + secret + "@127.0.0.1/ycsb"},
-		Load: LoadModel{Model: "open", Clients: 16, Rate: 5000, Arrival: "poisson", ThinkTime: 0,
+		Load: loadmodel.Load{Model: "open", Clients: 16, Rate: 5000, Arrival: "poisson", ThinkTime: 0,
 			Warmup: 5 * time.Second, Duration: 30 * time.Second, Operations: 0, Seed: 42},
 		Host:         Host{Hostname: "bench1", OS: "Debian 12", Kernel: "6.1.0", CPUModel: "Xeon", Cores: 8, MemoryBytes: 16 << 30},
 		DbrigVersion: "0.1.0", GoVersion: "go1.26.0", Start: start,

@@ -13,6 +13,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -39,25 +40,12 @@ type RunInfo struct {
 	Target        string
 	Workload      string
 	Props         map[string]string // every property (spec.Props.Map)
-	Load          LoadModel
+	Load          loadmodel.Load    // how operations were scheduled; MaxBacklog is not stored
 	Host          Host
 	DbrigVersion  string
 	GoVersion     string // runtime.Version() when empty
 	Start         time.Time
 	Spec          string // property files or experiment file text
-}
-
-// LoadModel is how operations were scheduled.
-type LoadModel struct {
-	Model      string  // closed | open
-	Clients    int     // closed: clients; open: size of the client pool
-	Rate       float64 // target ops/s, 0 = unlimited
-	Arrival    string  // open: constant | poisson
-	ThinkTime  time.Duration
-	Warmup     time.Duration
-	Duration   time.Duration // planned measure phase; 0 when bounded by Operations
-	Operations int64         // planned operations; 0 when bounded by Duration
-	Seed       int64
 }
 
 // Event is a timestamped fact of a run: a phase change, a fault and its

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/workload"
 )
@@ -23,8 +24,8 @@ type Closed struct {
 }
 
 // Settings implements Model.
-func (m Closed) Settings() Settings {
-	return Settings{Model: ClosedName, Rate: m.Rate, Arrival: ConstantName, ThinkTime: m.ThinkTime}
+func (m Closed) Settings() loadmodel.Load {
+	return loadmodel.Load{Model: ClosedName, Rate: m.Rate, Arrival: ConstantName, ThinkTime: m.ThinkTime}
 }
 
 func (m Closed) targetRate(_, _ time.Duration) float64 { return m.Rate }

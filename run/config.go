@@ -8,6 +8,8 @@ package run
 import (
 	"fmt"
 	"time"
+
+	"github.com/dbrig/dbrig/loadmodel"
 )
 
 // Defaults for zero Config fields.
@@ -96,10 +98,13 @@ func (c Config) Check(run bool) error {
 	return err
 }
 
-// Settings returns the model's settings with defaults applied.
-func (c Config) Settings() Settings {
+// Settings is the run's load as stored and shown: the model's settings
+// with defaults applied, and the config's clients, phases and seed.
+func (c Config) Settings() loadmodel.Load {
 	c, _ = c.withDefaults(false)
-	return c.Model.Settings()
+	s := c.Model.Settings()
+	s.Clients, s.Warmup, s.Duration, s.Operations, s.Seed = c.Clients, c.Warmup, c.Duration, c.Operations, c.Seed
+	return s
 }
 
 func (c Config) check(run bool) error {

@@ -3,6 +3,8 @@ package run
 import (
 	"fmt"
 	"time"
+
+	"github.com/dbrig/dbrig/loadmodel"
 )
 
 // Model decides when the operations of a phase start; the runner
@@ -15,8 +17,10 @@ type Model interface {
 	// Check reports what is wrong with the model's settings for a run with
 	// clients clients, before anything runs.
 	Check(clients int) error
-	// Settings are the model's parameters, flat, for storing and printing.
-	Settings() Settings
+	// Settings are the model's own parameters in flat form (the Model,
+	// Rate, Arrival, ThinkTime and MaxBacklog of a loadmodel.Load); the
+	// rest of the Load is the Config's (Config.Settings).
+	Settings() loadmodel.Load
 	// targetRate is the mean rate (ops/s) the model asks for between two
 	// offsets from the phase start (0: as fast as possible).
 	targetRate(from, to time.Duration) float64
@@ -28,22 +32,13 @@ type Model interface {
 
 // Model names, as stored with a run.
 const (
-	ClosedName = "closed"
-	OpenName   = "open"
+	ClosedName = loadmodel.Closed
+	OpenName   = loadmodel.Open
 )
-
-// Settings is a load model in flat form: what a run stores and shows.
-type Settings struct {
-	Model      string        // ClosedName or OpenName
-	Rate       float64       // target total ops/s; 0 = as fast as possible
-	Arrival    string        // open model: arrival process name
-	ThinkTime  time.Duration // closed model without rate
-	MaxBacklog int           // open model
-}
 
 // startDetail is the phase_start event's detail for a phase of ops
 // operations and duration dur.
-func startDetail(s Settings, clients int, ops int64, dur time.Duration) string {
+func startDetail(s loadmodel.Load, clients int, ops int64, dur time.Duration) string {
 	d := fmt.Sprintf("model=%s clients=%d rate=%g operations=%d duration=%v", s.Model, clients, s.Rate, ops, dur)
 	if s.Model == OpenName {
 		d += fmt.Sprintf(" arrival=%s max_backlog=%d", s.Arrival, s.MaxBacklog)
@@ -52,9 +47,10 @@ func startDetail(s Settings, clients int, ops int64, dur time.Duration) string {
 }
 
 // ModelNamed builds the model called name ("" picks open when rate > 0, else
-// closed) from the settings every model may take. The caller checks the
-// result with Check; a name that is no model is an error here.
-func ModelNamed(name string, s Settings) (Model, error) {
+// closed) from the settings every model may take (the Rate, Arrival,
+// ThinkTime and MaxBacklog of s; its Model is not read). The caller checks
+// the result with Check; a name that is no model is an error here.
+func ModelNamed(name string, s loadmodel.Load) (Model, error) {
 	if name == "" {
 		name = ClosedName
 		if s.Rate > 0 {

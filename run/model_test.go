@@ -6,23 +6,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dbrig/dbrig/loadmodel"
 )
 
 func TestModelNamed(t *testing.T) {
 	cases := []struct {
 		name string
-		s    Settings
+		s    loadmodel.Load
 		want Model  // when no error
 		err  string // substring of the error
 	}{
-		{"", Settings{}, Closed{}, ""},
-		{"", Settings{Rate: 5}, Open{Rate: 5, Arrival: Constant{}}, ""},
-		{ClosedName, Settings{Rate: 5, Arrival: ConstantName}, Closed{Rate: 5}, ""},
-		{OpenName, Settings{Rate: 5, Arrival: PoissonName, MaxBacklog: 9}, Open{Rate: 5, Arrival: Poisson{}, MaxBacklog: 9}, ""},
-		{"half-open", Settings{}, nil, `model = "half-open"`},
-		{OpenName, Settings{Rate: 10, Arrival: "bursty"}, nil, `arrival = "bursty"`},
-		{ClosedName, Settings{Rate: 10, Arrival: PoissonName}, nil, "belong to the open model"},
-		{OpenName, Settings{Rate: 10, ThinkTime: time.Second}, nil, "think time"},
+		{"", loadmodel.Load{}, Closed{}, ""},
+		{"", loadmodel.Load{Rate: 5}, Open{Rate: 5, Arrival: Constant{}}, ""},
+		{ClosedName, loadmodel.Load{Rate: 5, Arrival: ConstantName}, Closed{Rate: 5}, ""},
+		{OpenName, loadmodel.Load{Rate: 5, Arrival: PoissonName, MaxBacklog: 9}, Open{Rate: 5, Arrival: Poisson{}, MaxBacklog: 9}, ""},
+		{"half-open", loadmodel.Load{}, nil, `model = "half-open"`},
+		{OpenName, loadmodel.Load{Rate: 10, Arrival: "bursty"}, nil, `arrival = "bursty"`},
+		{ClosedName, loadmodel.Load{Rate: 10, Arrival: PoissonName}, nil, "belong to the open model"},
+		{OpenName, loadmodel.Load{Rate: 10, ThinkTime: time.Second}, nil, "think time"},
 	}
 	for _, tc := range cases {
 		m, err := ModelNamed(tc.name, tc.s)
@@ -39,16 +41,22 @@ func TestModelNamed(t *testing.T) {
 	}
 }
 
-// Settings are what a run stores: defaults applied, each model's own fields.
+// Settings are what a run stores: defaults applied, each model's own fields,
+// the config's clients, phases and seed.
 func TestSettings(t *testing.T) {
 	cases := []struct {
 		cfg  Config
-		want Settings
+		want loadmodel.Load
 	}{
-		{Config{}, Settings{Model: ClosedName, Arrival: ConstantName}},
-		{Config{Model: Closed{ThinkTime: time.Millisecond}}, Settings{Model: ClosedName, Arrival: ConstantName, ThinkTime: time.Millisecond}},
-		{Config{Model: Open{Rate: 7}}, Settings{Model: OpenName, Rate: 7, Arrival: ConstantName, MaxBacklog: DefaultMaxBacklog}},
-		{Config{Model: Open{Rate: 7, Arrival: Poisson{}, MaxBacklog: 3}}, Settings{Model: OpenName, Rate: 7, Arrival: PoissonName, MaxBacklog: 3}},
+		{Config{}, loadmodel.Load{Model: ClosedName, Arrival: ConstantName}},
+		{Config{Model: Closed{ThinkTime: time.Millisecond}}, loadmodel.Load{Model: ClosedName, Arrival: ConstantName, ThinkTime: time.Millisecond}},
+		{Config{Model: Open{Rate: 7}}, loadmodel.Load{Model: OpenName, Rate: 7, Arrival: ConstantName, MaxBacklog: DefaultMaxBacklog}},
+		{Config{Model: Open{Rate: 7, Arrival: Poisson{}, MaxBacklog: 3}}, loadmodel.Load{Model: OpenName, Rate: 7, Arrival: PoissonName, MaxBacklog: 3}},
+		// The config's own part: clients, phases and seed; a schedule stores its peak.
+		{Config{Clients: 8, Warmup: time.Second, Duration: time.Minute, Operations: 9, Seed: -2,
+			Model: Open{Schedule: []RateStep{{Rate: 50, For: time.Second}, {Rate: 90, For: time.Second, Ramp: true}, {Rate: 10, For: time.Second}}}},
+			loadmodel.Load{Model: OpenName, Clients: 8, Rate: 90, Arrival: ConstantName, MaxBacklog: DefaultMaxBacklog,
+				Warmup: time.Second, Duration: time.Minute, Operations: 9, Seed: -2}},
 	}
 	for _, tc := range cases {
 		if got := tc.cfg.Settings(); got != tc.want {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/workload"
 )
@@ -38,9 +39,9 @@ func (m Open) withDefaults() Open {
 }
 
 // Settings implements Model.
-func (m Open) Settings() Settings {
+func (m Open) Settings() loadmodel.Load {
 	m = m.withDefaults()
-	s := Settings{Model: OpenName, Rate: m.Rate, Arrival: m.Arrival.Name(), MaxBacklog: m.MaxBacklog}
+	s := loadmodel.Load{Model: OpenName, Rate: m.Rate, Arrival: m.Arrival.Name(), MaxBacklog: m.MaxBacklog}
 	for _, st := range m.Schedule {
 		s.Rate = max(s.Rate, st.Rate) // the peak: what the system must be able to take
 	}

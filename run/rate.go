@@ -5,23 +5,13 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/dbrig/dbrig/loadmodel"
 )
 
-// RateStep is one stretch of an open model's rate schedule: hold Rate for
-// For, or with Ramp go linearly from the rate before it (0 for the first
-// step) to Rate over For — after k6's ramping-arrival-rate stages.
-type RateStep struct {
-	Rate float64
-	For  time.Duration
-	Ramp bool
-}
-
-func (s RateStep) String() string {
-	if s.Ramp {
-		return fmt.Sprintf("ramp to %g/s over %v", s.Rate, s.For)
-	}
-	return fmt.Sprintf("%g/s for %v", s.Rate, s.For)
-}
+// RateStep is one stretch of an open model's rate schedule (Open.Schedule):
+// the settings type of loadmodel, which experiment files decode into.
+type RateStep = loadmodel.RateStep
 
 // curve maps the open model's unit-rate arrival epochs (constant: 0, 1, 2…;
 // Poisson: sums of exponentials with mean 1) to intended starts: operation

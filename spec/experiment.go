@@ -10,6 +10,8 @@ import (
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/dbrig/dbrig/loadmodel"
 )
 
 // An experiment file describes a whole experiment in YAML: the system
@@ -26,7 +28,6 @@ type Experiment struct {
 	File     string
 	Name     string
 	Tags     []string
-	Seed     int64
 	System   System
 	Dataset  Dataset
 	Workload Workload
@@ -84,28 +85,22 @@ type Workload struct {
 	Props map[string]string // win over the files
 }
 
-// Load is the load model and the phases.
+// Load is the load model and the phases as the file declares them: the
+// settings a run stores (its Model is "" when the file names none: open
+// when a rate is set; its Seed is the file's top-level seed key), the
+// operations' timeout and a rate schedule.
 type Load struct {
-	Model      string // closed, open or "" (open when a rate is set)
-	Clients    int
-	Rate       float64
-	Arrival    string
-	Think      time.Duration
-	Warmup     time.Duration
-	Duration   time.Duration
-	Operations int64
-	Timeout    time.Duration
-	MaxBacklog int
-	Schedule   []RateStep // open model: target rate over time (instead of Rate)
+	loadmodel.Load
+	Timeout  time.Duration
+	Schedule []RateStep // open model: target rate over time (instead of Rate)
 }
 
-// RateStep is one stretch of a rate schedule: hold Rate for For, or ramp
-// linearly from the previous rate to RampTo over For.
+// RateStep is one stretch of a rate schedule as the file writes it: a
+// hold ({rate: R, for: D}) or a linear ramp from the previous rate
+// ({ramp_to: R, for: D}, Ramp set), and where it is written.
 type RateStep struct {
-	Rate   float64
-	RampTo float64
-	For    time.Duration
-	Pos    Pos
+	loadmodel.RateStep
+	Pos Pos
 }
 
 // Fault is one entry of a scenario: what to do to which node, and when.
@@ -526,7 +521,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 	err := d.mapping(root, "", map[string]func(*yaml.Node, string) error{
 		"name": d.str(&e.Name),
 		"tags": d.strs(&e.Tags),
-		"seed": d.int64(&e.Seed, math.MinInt64),
+		"seed": d.int64(&e.Load.Seed, math.MinInt64),
 		"system": func(n *yaml.Node, p string) error {
 			haveSystem = true
 			return d.system(n, p, &e.System)
@@ -638,7 +633,7 @@ func (d *decoder) load(n *yaml.Node, p string, l *Load) error {
 		"clients":     d.int(&l.Clients, 1),
 		"rate":        d.float(&l.Rate),
 		"arrival":     d.str(&l.Arrival),
-		"think":       d.duration(&l.Think),
+		"think":       d.duration(&l.ThinkTime),
 		"warmup":      d.duration(&l.Warmup),
 		"duration":    d.duration(&l.Duration),
 		"operations":  d.int64(&l.Operations, 0),
@@ -649,20 +644,25 @@ func (d *decoder) load(n *yaml.Node, p string, l *Load) error {
 				return d.errorf(n, p, "expected a list of steps such as {rate: 1000, for: 10s} or {ramp_to: 5000, for: 30s}")
 			}
 			for i, s := range n.Content {
-				step := RateStep{Pos: pos(d.file, s), Rate: math.NaN(), RampTo: math.NaN()}
+				step := RateStep{Pos: pos(d.file, s)}
+				hold, rampTo := math.NaN(), math.NaN()
 				sp := fmt.Sprintf("%s[%d]", p, i)
 				if err := d.mapping(s, sp, map[string]func(*yaml.Node, string) error{
-					"rate":    d.float(&step.Rate),
-					"ramp_to": d.float(&step.RampTo),
+					"rate":    d.float(&hold),
+					"ramp_to": d.float(&rampTo),
 					"for":     d.duration(&step.For),
 				}); err != nil {
 					return err
 				}
 				switch {
-				case math.IsNaN(step.Rate) == math.IsNaN(step.RampTo):
+				case math.IsNaN(hold) == math.IsNaN(rampTo):
 					return d.errorf(s, sp, "expected exactly one of rate (hold) or ramp_to (linear ramp)")
 				case step.For <= 0:
 					return d.errorf(s, sp, "expected for: a duration > 0")
+				}
+				step.Rate, step.Ramp = hold, !math.IsNaN(rampTo)
+				if step.Ramp {
+					step.Rate = rampTo
 				}
 				l.Schedule = append(l.Schedule, step)
 			}

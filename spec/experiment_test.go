@@ -49,7 +49,7 @@ func TestParseExperimentMatrix(t *testing.T) {
 		t.Errorf("order %v, want the last axis fastest", got)
 	}
 	e := exps[5]
-	if e.Name != "pebble-sweep" || e.Seed != 42 || e.Repeat != 2 || e.System.Driver != "pebble" || e.System.Props["pebble.cachemb"] != "64" ||
+	if e.Name != "pebble-sweep" || e.Load.Seed != 42 || e.Repeat != 2 || e.System.Driver != "pebble" || e.System.Props["pebble.cachemb"] != "64" ||
 		e.Dataset.Records != 10000 || !e.Dataset.Load || e.Load.Clients != 16 || e.Load.Warmup != 2*time.Second || e.System.Cluster != nil {
 		t.Errorf("decoded %+v", e)
 	}
@@ -104,7 +104,7 @@ load:
 		t.Fatalf("cluster %+v", c)
 	}
 	s := exps[0].Load.Schedule
-	if len(s) != 2 || s[0].Rate != 100 || s[1].RampTo != 1000 || s[1].For != 10*time.Second {
+	if len(s) != 2 || s[0].Rate != 100 || s[1].Rate != 1000 || !s[1].Ramp || s[0].Ramp || s[1].For != 10*time.Second {
 		t.Errorf("schedule %+v", s)
 	}
 }

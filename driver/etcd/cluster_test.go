@@ -69,17 +69,35 @@ func TestPortInUseBeforeStart(t *testing.T) {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
+	// freePort is a port the kernel just chose and this test let go of: free
+	// unless another process takes it in between.
+	freePort := func(t *testing.T) int {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return l.Addr().(*net.TCPAddr).Port
+	}
 	for _, tc := range []struct {
 		name  string
-		ports map[string]int
+		ports func(t *testing.T) map[string]int
 		want  string
 	}{
-		{"taken by another process", map[string]int{"etcd1.client": port}, fmt.Sprintf("port %d given for etcd1.client cannot be used", port)},
-		{"given twice", map[string]int{"etcd1.client": port + 1, "etcd1.peer": port + 1}, "given to another node of the cluster"},
+		{"taken by another process", func(*testing.T) map[string]int { return map[string]int{"etcd1.client": port} }, fmt.Sprintf("port %d given for etcd1.client cannot be used", port)},
+		{"given twice", func(t *testing.T) map[string]int {
+			p := freePort(t)
+			return map[string]int{"etcd1.client": p, "etcd1.peer": p}
+		}, "given to another node of the cluster"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "c")
-			c, err := cluster.Up(context.Background(), Cluster{Members: 1}, cluster.Options{Dir: dir, Ports: tc.ports})
+			c, err := cluster.Up(context.Background(), Cluster{Members: 1}, cluster.Options{Dir: dir, Ports: tc.ports(t)})
+			// The free port given twice must be free when Up takes it first;
+			// another process may take it in between: try again with another.
+			for try := 0; try < 5 && tc.name == "given twice" && err != nil && !strings.Contains(err.Error(), tc.want) && !errors.As(err, new(*cluster.BinaryMissingError)); try++ {
+				c, err = cluster.Up(context.Background(), Cluster{Members: 1}, cluster.Options{Dir: dir, Ports: tc.ports(t)})
+			}
 			var missing *cluster.BinaryMissingError
 			if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
 				t.Skipf("SKIPPED: %v", err)

@@ -24,6 +24,7 @@ type layer struct {
 // map with that layer's name.
 func layers() []layer {
 	return []layer{
+		{"concepts", []string{"loadmodel"}}, // what spec declares, run runs, results stores and format shows
 		{"vocabulary", []string{"errclass", "spec", "format"}},
 		{"leaves", []string{"internal/cpuset", "internal/outfile", "internal/testenv", "internal/archtest",
 			"nodestat", "machine", "inject/...", "scripts/redis-clients"}},

@@ -41,7 +41,7 @@ type runFlags struct {
 }
 
 func (f *runFlags) define(fs *flag.FlagSet, withRun bool) {
-	fs.Var(&f.propFiles, "P", "YCSB property file, or a built-in workload name (workloada … workloadf, custom); repeatable")
+	fs.Var(&f.propFiles, "P", "YCSB property file, or a built-in workload name (workloada … workloadf, custom, tpcc, tsworkloada, tsworkload_template, devops); repeatable")
 	fs.Var(&f.props, "p", "property key=value, overrides -P; repeatable")
 	fs.StringVar(&f.driver, "driver", all.Default, "system to drive: "+strings.Join(registry().Names(), ", "))
 	fs.StringVar(&f.driver, "db", all.Default, "alias of --driver (YCSB)")

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 )
@@ -57,7 +58,7 @@ func Add(ctx context.Context, s *results.Store, spec RunSpec) (Run, error) {
 		System: spec.System, Driver: spec.System, ServerVersion: spec.Version, Target: "127.0.0.1:1",
 		Workload: spec.Workload,
 		Props:    map[string]string{"recordcount": "1000", "operationcount": "0", "readproportion": "0.9", "updateproportion": "0.1"},
-		Load: results.LoadModel{Model: "open", Clients: 8, Rate: 1000, Arrival: "poisson",
+		Load: loadmodel.Load{Model: "open", Clients: 8, Rate: 1000, Arrival: "poisson",
 			Warmup: time.Duration(spec.Warmup) * time.Second, Duration: time.Duration(spec.Measure) * time.Second, Seed: 7},
 		Host:         results.Host{Hostname: "testhost", OS: "Debian", Kernel: "6.1", CPUModel: "Test CPU", Cores: 2, MemoryBytes: 4 << 30},
 		DbrigVersion: "test", Start: spec.Start,

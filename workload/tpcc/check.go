@@ -19,7 +19,9 @@ type condition struct {
 }
 
 // conditions are clause 3.3.2.1–3.3.2.4. Money is compared with half a cent
-// of tolerance (SQLite keeps DECIMAL as floating point).
+// of tolerance (SQLite keeps DECIMAL as floating point). Condition 2 packs
+// two order ids into one column with a decimal factor: an integer one
+// overflowed PostgreSQL's integer on the first violation it had to report.
 var conditions = []condition{
 	{1, "W_YTD = sum(D_YTD)",
 		`SELECT w_id, w_ytd, (SELECT SUM(d_ytd) FROM district WHERE d_w_id = w_id), 0 FROM warehouse
@@ -29,7 +31,7 @@ var conditions = []condition{
 		}},
 	{2, "D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)",
 		`SELECT d_w_id, d_id, d_next_o_id - 1,
-		   COALESCE((SELECT MAX(o_id) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id), 0) * 1000000000 +
+		   COALESCE((SELECT MAX(o_id) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id), 0) * 1000000000.0 +
 		   COALESCE((SELECT MAX(no_o_id) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id), 0)
 		 FROM district
 		 WHERE d_next_o_id - 1 <> COALESCE((SELECT MAX(o_id) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id), 0)

@@ -17,8 +17,9 @@ import (
 // items, 30 customers per district) on each SQL system what each
 // transaction writes, and that the consistency checks see a corruption.
 func TestTransactionEffects(t *testing.T) {
-	for name, db := range testDBs(t) {
+	for name, open := range testDBs() {
 		t.Run(name, func(t *testing.T) {
+			db := open(t)
 			ctx := context.Background()
 			w := tiny(t, "tpcc.warehouses=2")
 			load(t, db, w)
@@ -162,8 +163,9 @@ func TestTransactionEffects(t *testing.T) {
 // second on each system; the consistency checks must pass afterwards, and
 // nothing but conflicts may fail.
 func TestShortRun(t *testing.T) {
-	for name, db := range testDBs(t) {
+	for name, open := range testDBs() {
 		t.Run(name, func(t *testing.T) {
+			db := open(t)
 			ctx := context.Background()
 			w := tiny(t, "tpcc.warehouses=2", "tpcc.mix=35,33,10,12,10")
 			load(t, db, w)

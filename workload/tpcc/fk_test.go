@@ -13,8 +13,9 @@ import (
 // foreign keys in place (an orphan order line is refused); SQLite refuses
 // the property before anything is created.
 func TestForeignKeys(t *testing.T) {
-	for name, db := range map[string]driver.DB{"postgres": pgDB(t), "mysql": mysqlDB(t)} {
+	for name, open := range map[string]func(*testing.T) driver.DB{"postgres": pgDB, "mysql": mysqlDB} {
 		t.Run(name, func(t *testing.T) {
+			db := open(t)
 			w := tiny(t, "tpcc.fk=true")
 			load(t, db, w)
 			s := db.(driver.SQL)
