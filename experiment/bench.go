@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/all"
+	"github.com/dbrig/dbrig/scenario"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -99,7 +100,7 @@ func ResolveBench(path string, o BenchOptions) (*Bench, error) {
 			if err := checkWorkers(e, r.Plan); err != nil {
 				return nil, err
 			}
-			if r.Plan.Faults, err = cycleTargets(e, r.Plan.Faults, rep); err != nil {
+			if r.Plan.Faults, err = scenario.Cycle(e, recipeOf(r.Plan.Cluster), r.Plan.Faults, rep); err != nil {
 				return nil, &InputError{Err: err}
 			}
 			b.Runs = append(b.Runs, r)
@@ -125,9 +126,9 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 			measure += st.For
 		}
 	}
-	faults, err := scenarioPlan(e, measure)
+	faults, err := scenario.Plan(e, recipeOf(cp), measure)
 	if err == nil && cp != nil {
-		err = checkPlannedOverlaps(e, faults, cp.Nodes)
+		err = scenario.CheckLayout(e, faults, cp.Nodes)
 	}
 	if err != nil {
 		return Options{}, err

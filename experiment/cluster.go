@@ -51,20 +51,12 @@ func recipeDrivers() map[string]string {
 // Recipes lists the recipe names, sorted.
 func Recipes() []string { return slices.Sorted(maps.Keys(recipeDrivers())) }
 
-// recipesThat lists the systems whose recipes (with default options) pass
-// can, sorted: what a message offers instead.
-func recipesThat(can func(cluster.Recipe) bool) []string {
-	never := func(string) bool { return false }
-	refuse := func(key, why string) error { return errors.New(why) }
-	seen := map[string]bool{}
-	for _, d := range all.Registry() {
-		for _, build := range d.Clusters {
-			if r, err := build(spec.Cluster{}, never, refuse); err == nil && can(r) {
-				seen[r.System()] = true
-			}
-		}
+// recipeOf is a cluster plan's recipe (nil: no local cluster).
+func recipeOf(cp *ClusterPlan) cluster.Recipe {
+	if cp == nil {
+		return nil
 	}
-	return slices.Sorted(maps.Keys(seen))
+	return cp.Recipe
 }
 
 // clusterPlan turns an experiment file's system.cluster into a recipe,

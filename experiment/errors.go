@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/run"
+	"github.com/dbrig/dbrig/scenario"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -24,7 +25,8 @@ func IsInput(err error) bool {
 	var ue *spec.UnknownError
 	var fe *spec.FileError
 	var ce *run.ConfigError
-	return errors.As(err, &ie) || errors.As(err, &pe) || errors.As(err, &ue) || errors.As(err, &fe) || errors.As(err, &ce) ||
+	var se *scenario.BadInput
+	return errors.As(err, &ie) || errors.As(err, &pe) || errors.As(err, &ue) || errors.As(err, &fe) || errors.As(err, &ce) || errors.As(err, &se) ||
 		errors.Is(err, driver.ErrUnknownDriver)
 }
 
@@ -39,3 +41,10 @@ func input(err error) error {
 	}
 	return &InputError{Err: err}
 }
+
+// The kinds of the events faults emit (package scenario's).
+const (
+	EventFault      = scenario.EventFault
+	EventFaultStart = scenario.EventFaultStart
+	EventFaultEnd   = scenario.EventFaultEnd
+)

@@ -14,6 +14,7 @@ import (
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
+	"github.com/dbrig/dbrig/scenario"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -101,31 +102,15 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if warn == nil {
 		warn = func(error) {}
 	}
-	if err := kubeStart(ctx, p); err != nil { // Kubernetes faults: connect, preflight
+	s := &stage{p: p, h: h, warn: warn, nodes: p.Attached}
+	plugins := p.plugins()
+	// Torn down whatever happens, also after Ctrl-C (ctx is done then),
+	// after the driver and the store closed (defers run last first).
+	tearDown, err := s.setUp(ctx, plugins)
+	if err != nil {
 		return nil, err
 	}
-	var nodes []cluster.Node
-	var c *cluster.Cluster
-	var nw *network // the proxies network faults act on (nil: none)
-	if p.Cluster != nil {
-		var err error
-		c, nw, err = p.upRouted(ctx, h)
-		if err != nil {
-			return nil, err
-		}
-		if nw != nil {
-			defer nw.close() // after the cluster is down (defers run last first)
-		}
-		// Torn down whatever happens, also after Ctrl-C (ctx is done then).
-		defer func() {
-			if err := c.Down(context.WithoutCancel(ctx)); err != nil {
-				warn(fmt.Errorf("tear down the %s cluster: %w", c.System(), err))
-			}
-		}()
-		nodes = c.Nodes()
-	} else {
-		nodes = p.Attached
-	}
+	defer tearDown()
 	scratch, err := makeScratch(p.Driver)
 	if err != nil {
 		return nil, err
@@ -164,54 +149,29 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	// From here on, whatever happens, what was measured is stored and the
 	// run gets a final status. Writes use a context that outlives Ctrl-C.
 	wctx := context.WithoutCancel(ctx)
-	out := &Outcome{RunID: runID, Status: StatusDone, PhaseStarts: map[string]time.Time{}, Nodes: nodes}
+	out := &Outcome{RunID: runID, Status: StatusDone, PhaseStarts: map[string]time.Time{}, Nodes: s.nodes}
 	if o, ok := db.(driver.TimeOrigin); ok {
 		out.Origin = o.Origin()
 	}
-	obs := newObservers(wctx, store, runID, out, warn)
-	if p.Config.LoadDuration == 0 {
-		obs.loadWant, obs.loadBatch = p.Workload.LoadCount(), p.recordsPerLoadOp()
-	}
-	if p.HDRLog != "" {
-		if err := obs.openHDRLog(p.HDRLog, time.Now(), fmt.Sprintf("dbrig run %d", runID)); err != nil {
-			obs.fail(err)
-		}
-	}
-	if h.Observer != nil {
-		obs.then = h.Observer
-	}
-	if len(nodes) > 0 {
-		if err := store.AddNodes(wctx, runID, storedNodes(nodes)); err != nil {
+	obs := p.observe(wctx, store, runID, out, h, warn)
+	if len(s.nodes) > 0 {
+		if err := store.AddNodes(wctx, runID, storedNodes(s.nodes)); err != nil {
 			obs.fail(err)
 		}
 	}
 	if len(p.Faults) > 0 {
-		if err := store.AddFaultPlan(wctx, runID, storedPlan(p.Faults)); err != nil {
+		if err := store.AddFaultPlan(wctx, runID, scenario.Stored(p.Faults)); err != nil {
 			obs.fail(err)
 		}
 	}
-	stopSampling := sampleNodes(wctx, store, runID, nodes, obs.fail)
-	stopTraffic := sampleTraffic(wctx, store, runID, nw, nodes, obs.fail)
-	stopGauges := func() {}
-	if len(p.Faults) > 0 {
-		stopGauges = sampleGauges(wctx, store, runID, nodes, obs.fail)
-	}
-	stopFaults := func() {}
-	if len(p.Faults) > 0 && (c != nil || kubeInjects(p.Faults)) {
-		in := newInjector(p.Faults, c, nw, redactingEmit(p.Props, obs.Event))
-		in.seed = p.Config.Seed
-		obs.onMeasure = in.measureStarted
-		obs.then = tee{in: in, next: obs.then} // conditional triggers watch the seconds
-		fctx, cancel := context.WithCancel(wctx)
-		done := make(chan struct{})
-		go func() { defer close(done); in.run(fctx) }()
-		stopFaults = func() { cancel(); <-done }
-	}
+	s.store, s.runID, s.fail = store, runID, obs.fail
+	stopPlugins := s.start(wctx, plugins)
+	stopFaults := s.startFaults(wctx, obs)
 	var tr *tracker
 	if p.Verify {
 		tr = newTracker(db)
 	}
-	if len(p.Faults) > 0 && c != nil {
+	if len(p.Faults) > 0 && s.c != nil {
 		if tr == nil {
 			tr = &tracker{db: db}
 		}
@@ -238,9 +198,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 			obs.fail(err)
 		}
 	}
-	stopSampling()
-	stopTraffic()
-	stopGauges()
+	stopPlugins()
 	storeErr := obs.close()
 	for _, sum := range sums {
 		if err := store.AddPhase(wctx, runID, sum); err != nil {
@@ -249,8 +207,52 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	metrics, afterErr := p.afterRun(wctx, db, store, runID, sums, runErr)
 	out.Metrics = metrics
-	runErr = errors.Join(runErr, storeErr, afterErr)
 	out.Phases = sums
+	return out, finish(ctx, store, out, tr, errors.Join(runErr, storeErr, afterErr), storeErr)
+}
+
+// observe is the run's observers: the store first, then the HDR log and
+// the caller's observer.
+func (p *Plan) observe(wctx context.Context, store *results.Store, runID int64, out *Outcome, h Hooks, warn func(error)) *observers {
+	obs := newObservers(wctx, store, runID, out, warn)
+	if p.Config.LoadDuration == 0 {
+		obs.loadWant, obs.loadBatch = p.Workload.LoadCount(), p.recordsPerLoadOp()
+	}
+	if p.HDRLog != "" {
+		if err := obs.openHDRLog(p.HDRLog, time.Now(), fmt.Sprintf("dbrig run %d", runID)); err != nil {
+			obs.fail(err)
+		}
+	}
+	if h.Observer != nil {
+		obs.then = h.Observer
+	}
+	return obs
+}
+
+// startFaults fires the plan's faults on the cluster (or on Kubernetes)
+// from the measure phase's start, as events through obs; the returned stop
+// ends the injector, healing a fault still under way.
+func (s *stage) startFaults(wctx context.Context, obs *observers) (stop func()) {
+	p := s.p
+	if len(p.Faults) == 0 || (s.c == nil && !scenario.KubeOnly(p.Faults)) {
+		return func() {}
+	}
+	in := scenario.NewInjector(p.Faults, s.c, s.nw, p.Config.Seed, scenario.Redacting(p.Props, obs.Event))
+	obs.onMeasure = in.MeasureStarted
+	obs.then = in.Watch(obs.then) // conditional triggers watch the seconds
+	fctx, cancel := context.WithCancel(wctx)
+	done := make(chan struct{})
+	go func() { defer close(done); in.Run(fctx) }()
+	return func() { cancel(); <-done }
+}
+
+// finish gives the stored run its final status from runErr (and ctx: an
+// interrupt), then stores its fault timeline and the faults' impacts; it
+// returns runErr with what failed here, and sets out.StoreErr (storeErr
+// and the writes here).
+func finish(ctx context.Context, store *results.Store, out *Outcome, tr *tracker, runErr, storeErr error) error {
+	wctx := context.WithoutCancel(ctx)
+	runID := out.RunID
 	msg := ""
 	switch {
 	case errors.Is(runErr, context.Canceled) && ctx.Err() != nil:
@@ -278,7 +280,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 	}
 	out.StoreErr = storeErr
-	return out, runErr
+	return runErr
 }
 
 // PreloadedError is the bad input of a load into a table that already holds

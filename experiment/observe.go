@@ -106,7 +106,7 @@ func (o *observers) Event(ev run.Event) {
 			o.onMeasure(ev.Time)
 		}
 	}
-	if ev.Kind == EventFault || ev.Kind == EventFaultStart || ev.Kind == EventFaultEnd {
+	if ev.Kind == EventFault || ev.Kind == EventFaultStart || ev.Kind == EventFaultEnd { // scenario's kinds
 		o.out.Faults = append(o.out.Faults, ev)
 	}
 	if o.then != nil {

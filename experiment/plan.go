@@ -21,6 +21,7 @@ import (
 	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
+	"github.com/dbrig/dbrig/scenario"
 	"github.com/dbrig/dbrig/spec"
 	"github.com/dbrig/dbrig/workload"
 )
@@ -69,7 +70,7 @@ type Options struct {
 	// (StandUp): the run records and samples them as its own.
 	Attached []cluster.Node
 	// Faults are injected on the cluster's nodes during the measure phase.
-	Faults []Injection
+	Faults []scenario.Injection
 	// Verify reads back every acknowledged insert and delete after the run
 	// (lost writes, verify.go).
 	Verify bool
@@ -307,3 +308,7 @@ func baseName(p string) string {
 	}
 	return p
 }
+
+// KubeFaults tells whether the plan's scenario has faults on Kubernetes
+// targets.
+func (p *Plan) KubeFaults() bool { return scenario.OnKubernetes(p.Faults) }

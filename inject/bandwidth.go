@@ -2,6 +2,7 @@ package inject
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/dbrig/dbrig/inject/proxy"
 )
@@ -10,6 +11,14 @@ import (
 // links to Rate bytes per second.
 type Bandwidth struct {
 	Rate int64
+}
+
+// NewBandwidth is a limit of rate bytes per second, checked.
+func NewBandwidth(rate int64) (Bandwidth, error) {
+	if rate <= 0 {
+		return Bandwidth{}, fmt.Errorf("%w: bandwidth needs rate > 0 (bytes per second, e.g. 100KB)", ErrBadOption)
+	}
+	return Bandwidth{Rate: rate}, nil
 }
 
 // Name implements Fault.

@@ -22,6 +22,15 @@ type Command struct {
 	Run, Undo string
 }
 
+// NewCommand is a command fault that runs run, and undo (if not "") when
+// it heals.
+func NewCommand(run, undo string) (Command, error) {
+	if strings.TrimSpace(run) == "" {
+		return Command{}, fmt.Errorf("%w: command needs run: the shell command", ErrBadOption)
+	}
+	return Command{Run: run, Undo: undo}, nil
+}
+
 // Name implements Fault.
 func (Command) Name() string { return "command" }
 
@@ -75,6 +84,18 @@ func shell(ctx context.Context, script string, t Target) error {
 type Restart struct {
 	Kill  bool
 	Grace time.Duration
+}
+
+// NewRestart is a restart of a mode: stop (or "": SIGTERM, SIGKILL after
+// grace) or kill.
+func NewRestart(mode string, grace time.Duration) (Restart, error) {
+	switch mode {
+	case "", "stop":
+		return Restart{Grace: grace}, nil
+	case "kill":
+		return Restart{Kill: true}, nil
+	}
+	return Restart{}, fmt.Errorf("%w: restart mode %q (expected stop or kill)", ErrBadOption, mode)
 }
 
 // Name implements Fault.

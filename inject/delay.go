@@ -2,6 +2,7 @@ package inject
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/dbrig/dbrig/inject/proxy"
@@ -12,6 +13,14 @@ import (
 // (half of it each way). Other toxics on the links stay.
 type Delay struct {
 	Delay, Jitter time.Duration
+}
+
+// NewDelay is a delay of delay ± jitter, checked.
+func NewDelay(delay, jitter time.Duration) (Delay, error) {
+	if delay <= 0 || jitter < 0 || jitter > delay {
+		return Delay{}, fmt.Errorf("%w: delay needs delay > 0 and 0 <= jitter <= delay (got %v ± %v)", ErrBadOption, delay, jitter)
+	}
+	return Delay{Delay: delay, Jitter: jitter}, nil
 }
 
 // Name implements Fault.

@@ -2,6 +2,7 @@ package inject
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/dbrig/dbrig/inject/proxy"
 )
@@ -12,6 +13,17 @@ import (
 // timeout, like a host that vanished without a word).
 type Drop struct {
 	Blackhole bool
+}
+
+// NewDrop is a drop of a mode: reset (or "") or blackhole.
+func NewDrop(mode string) (Drop, error) {
+	switch mode {
+	case "", "reset":
+		return Drop{}, nil
+	case "blackhole":
+		return Drop{Blackhole: true}, nil
+	}
+	return Drop{}, fmt.Errorf("%w: drop mode %q (expected reset or blackhole)", ErrBadOption, mode)
 }
 
 // Name implements Fault.

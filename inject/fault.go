@@ -3,6 +3,8 @@
 // toxics. A fault acts on processes (kill, stop, pause: the nodes of a local
 // cluster) or on network links (partition, delay, bandwidth, drop): the
 // loopback TCP proxies of proxy/ that a node's clients and peers go through.
+// A fault with settings checks them in its own constructor (NewDelay,
+// NewBandwidth, NewDrop, NewRestart, NewCommand).
 package inject
 
 import (
@@ -60,81 +62,15 @@ func Network(kind string) bool {
 	return false
 }
 
-// Options are the settings of a fault; each kind reads its own.
-type Options struct {
-	Grace  time.Duration // stop: how long before it kills
-	Delay  time.Duration // delay: added latency, one way
-	Jitter time.Duration // delay: ± this much
-	Rate   int64         // bandwidth: bytes per second
-	Mode   string        // drop: reset (default) or blackhole; restart: stop (default) or kill
-	Run    string        // command: the shell command
-	Heal   string        // command: the shell command that undoes it ("" nothing)
-	Role   string        // add-node: the role of the node to add (member, replica)
-}
-
 // ErrNoHeal is returned by Heal for faults that only a restart undoes.
 var ErrNoHeal = errors.New("this fault is not healed by dbrig (the node stays down)")
 
-// ErrUnknownFault is wrapped by New for a kind it does not know.
+// ErrUnknownFault is wrapped for a kind of fault nobody knows.
 var ErrUnknownFault = errors.New("unknown fault")
 
-// Kinds lists the faults New knows.
-func Kinds() []string {
-	return []string{"kill", "stop", "pause", "restart", "command", "partition", "delay", "bandwidth", "drop", "add-node", "remove-node"}
-}
-
-// ErrBadOption is wrapped by New for a setting the fault cannot take.
+// ErrBadOption is wrapped by a fault's constructor (NewDelay, NewDrop …)
+// for a setting the fault cannot take.
 var ErrBadOption = errors.New("bad fault setting")
-
-// New returns the fault of a kind with its settings, checked.
-func New(kind string, o Options) (Fault, error) {
-	switch kind {
-	case "kill":
-		return Kill{}, nil
-	case "stop":
-		return Stop{Grace: o.Grace}, nil
-	case "pause":
-		return Pause{}, nil
-	case "restart":
-		switch o.Mode {
-		case "", "stop":
-			return Restart{Grace: o.Grace}, nil
-		case "kill":
-			return Restart{Kill: true}, nil
-		}
-		return nil, fmt.Errorf("%w: restart mode %q (expected stop or kill)", ErrBadOption, o.Mode)
-	case "command":
-		if strings.TrimSpace(o.Run) == "" {
-			return nil, fmt.Errorf("%w: command needs run: the shell command", ErrBadOption)
-		}
-		return Command{Run: o.Run, Undo: o.Heal}, nil
-	case "add-node":
-		return AddNode{Role: o.Role}, nil
-	case "remove-node":
-		return RemoveNode{}, nil
-	case "partition":
-		return Partition{}, nil
-	case "delay":
-		if o.Delay <= 0 || o.Jitter < 0 || o.Jitter > o.Delay {
-			return nil, fmt.Errorf("%w: delay needs delay > 0 and 0 <= jitter <= delay (got %v ± %v)", ErrBadOption, o.Delay, o.Jitter)
-		}
-		return Delay{Delay: o.Delay, Jitter: o.Jitter}, nil
-	case "bandwidth":
-		if o.Rate <= 0 {
-			return nil, fmt.Errorf("%w: bandwidth needs rate > 0 (bytes per second, e.g. 100KB)", ErrBadOption)
-		}
-		return Bandwidth{Rate: o.Rate}, nil
-	case "drop":
-		switch o.Mode {
-		case "", "reset":
-			return Drop{}, nil
-		case "blackhole":
-			return Drop{Blackhole: true}, nil
-		}
-		return nil, fmt.Errorf("%w: drop mode %q (expected reset or blackhole)", ErrBadOption, o.Mode)
-	}
-	return nil, fmt.Errorf("%w %q (expected one of %s)", ErrUnknownFault, kind, strings.Join(Kinds(), ", "))
-}
 
 // signal sends sig to every pid; a process that is already gone is fine.
 func signal(pids []int, sig syscall.Signal) error {

@@ -61,16 +61,13 @@ func TestFaultsOnRealProcesses(t *testing.T) {
 		t.Error("killed before the grace period ended")
 	}
 
-	if _, err := New("meteor", Options{}); !errors.Is(err, ErrUnknownFault) {
-		t.Errorf("New(meteor): %v", err)
-	}
 }
 
 func TestCommandAndRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	dir := t.TempDir()
-	c, err := New("command", Options{Run: `echo "$DBRIG_PIDS" > ` + dir + `/pids`, Heal: "rm " + dir + "/pids"})
+	c, err := NewCommand(`echo "$DBRIG_PIDS" > `+dir+`/pids`, "rm "+dir+"/pids")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,21 +83,21 @@ func TestCommandAndRestart(t *testing.T) {
 	if _, err := os.Stat(dir + "/pids"); !os.IsNotExist(err) {
 		t.Fatalf("heal command did not run: %v", err)
 	}
-	bad, _ := New("command", Options{Run: "echo oops; exit 3"})
+	bad, _ := NewCommand("echo oops; exit 3", "")
 	if err := bad.Inject(ctx, Target{}); err == nil || !strings.Contains(err.Error(), "oops") {
 		t.Errorf("failing command: %v, want its output", err)
 	}
-	slow, _ := New("command", Options{Run: "sleep 30"})
+	slow, _ := NewCommand("sleep 30", "")
 	sctx, scancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer scancel()
 	if err := slow.Inject(sctx, Target{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("command outliving ctx: %v", err)
 	}
-	if _, err := New("command", Options{}); !errors.Is(err, ErrBadOption) {
+	if _, err := NewCommand(" ", ""); !errors.Is(err, ErrBadOption) {
 		t.Errorf("command without run: %v", err)
 	}
 
-	r, err := New("restart", Options{Mode: "kill"})
+	r, err := NewRestart("kill", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +108,7 @@ func TestCommandAndRestart(t *testing.T) {
 	if err := r.Heal(ctx, Target{PIDs: []int{p}}); !errors.Is(err, ErrNoHeal) {
 		t.Errorf("restart heal: %v, want ErrNoHeal (the injector starts the node)", err)
 	}
-	if _, err := New("restart", Options{Mode: "gently"}); !errors.Is(err, ErrBadOption) {
+	if _, err := NewRestart("gently", 0); !errors.Is(err, ErrBadOption) {
 		t.Errorf("restart mode gently: %v", err)
 	}
 }

@@ -59,24 +59,21 @@ func TestNetworkFaults(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		kind   string
-		o      Options
+		f      Fault
 		broken func(d time.Duration, err error) bool // what the fault does to a round trip
 	}{
-		{"delay", Options{Delay: 120 * time.Millisecond}, func(d time.Duration, err error) bool { return err == nil && d >= 120*time.Millisecond }},
-		{"partition", Options{}, func(_ time.Duration, err error) bool { return err != nil }},
-		{"drop", Options{}, func(_ time.Duration, err error) bool { return err != nil }},
-		{"drop", Options{Mode: "blackhole"}, func(_ time.Duration, err error) bool {
+		{"delay", Delay{Delay: 120 * time.Millisecond}, func(d time.Duration, err error) bool { return err == nil && d >= 120*time.Millisecond }},
+		{"partition", Partition{}, func(_ time.Duration, err error) bool { return err != nil }},
+		{"drop", Drop{}, func(_ time.Duration, err error) bool { return err != nil }},
+		{"drop-blackhole", Drop{Blackhole: true}, func(_ time.Duration, err error) bool {
 			var ne net.Error
 			return errors.As(err, &ne) && ne.Timeout()
 		}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.kind+tc.o.Mode, func(t *testing.T) {
+		t.Run(tc.kind, func(t *testing.T) {
 			p, other := echoProxy(t), echoProxy(t)
-			f, err := New(tc.kind, tc.o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := tc.f
 			tg := Target{Links: []Link{{Proxy: p, Name: "test"}}}
 			if d, err := rtt(p.Addr()); tc.broken(d, err) {
 				t.Fatalf("before: %v %v already looks faulty", d, err)
@@ -102,22 +99,26 @@ func TestNetworkFaults(t *testing.T) {
 
 func TestNetworkFaultSettings(t *testing.T) {
 	for _, tc := range []struct {
-		kind string
-		o    Options
+		name string
 		err  error
+		want error
 	}{
-		{"delay", Options{}, ErrBadOption},
-		{"delay", Options{Delay: time.Millisecond, Jitter: 2 * time.Millisecond}, ErrBadOption},
-		{"bandwidth", Options{}, ErrBadOption},
-		{"drop", Options{Mode: "sometimes"}, ErrBadOption},
-		{"bandwidth", Options{Rate: 1000}, nil},
-		{"partition", Options{}, nil},
+		{"delay 0", second(NewDelay(0, 0)), ErrBadOption},
+		{"jitter > delay", second(NewDelay(time.Millisecond, 2*time.Millisecond)), ErrBadOption},
+		{"delay ± jitter", second(NewDelay(2*time.Millisecond, time.Millisecond)), nil},
+		{"bandwidth 0", second(NewBandwidth(0)), ErrBadOption},
+		{"bandwidth 1000", second(NewBandwidth(1000)), nil},
+		{"drop sometimes", second(NewDrop("sometimes")), ErrBadOption},
+		{"drop blackhole", second(NewDrop("blackhole")), nil},
 	} {
-		if _, err := New(tc.kind, tc.o); !errors.Is(err, tc.err) {
-			t.Errorf("New(%s, %+v) = %v, want %v", tc.kind, tc.o, err, tc.err)
+		if !errors.Is(tc.err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, tc.err, tc.want)
 		}
 	}
 	if err := (Delay{Delay: time.Second}).Inject(context.Background(), Target{}); !errors.Is(err, ErrNoLinks) {
 		t.Errorf("delay without links: %v", err)
 	}
 }
+
+// second is the error of a constructor's result.
+func second[T any](_ T, err error) error { return err }

@@ -9,7 +9,8 @@ import (
 
 // FaultNet holds a scenario entry's settings beyond kind, target and time:
 // those of the network faults (partition, delay, bandwidth, drop) and the
-// dependent trigger. Package experiment checks what they mean.
+// dependent trigger. Package scenario checks what they mean (each fault
+// kind the settings it takes).
 type FaultNet struct {
 	Link   string     // client (dbrig ↔ the node) or peer (the node ↔ the other nodes)
 	Groups [][]string // partition: the cluster split into these groups of node names

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"path/filepath"
@@ -44,7 +44,7 @@ func TestPlannedOverlaps(t *testing.T) {
 			if err != nil {
 				t.Fatalf("scenario: %v", err)
 			}
-			err = checkPlannedOverlaps(e, plan, tc.nodes)
+			err = CheckLayout(e, plan, tc.nodes)
 			if tc.msg == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)

@@ -1,12 +1,17 @@
-package experiment
+package scenario
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver/all"
+	"github.com/dbrig/dbrig/driver/etcd"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -31,6 +36,36 @@ scenario:
 		t.Fatalf("read: %v", err)
 	}
 	return exps[0], path
+}
+
+// scenarioPlan checks e's scenario as experiment does: with the recipe of
+// the file's local cluster (nil: none).
+func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error) {
+	return Plan(e, fileRecipe(e), measure)
+}
+
+// fileRecipe builds the recipe of e's system.cluster through its driver's
+// home, with the file's options (nil: no local cluster).
+func fileRecipe(e spec.Experiment) cluster.Recipe {
+	c := e.System.Cluster
+	if c == nil {
+		return nil
+	}
+	name := c.Recipe
+	if name == "" {
+		name = e.System.Driver
+	}
+	build := all.Registry()[e.System.Driver].Clusters[name]
+	if build == nil {
+		return nil
+	}
+	given := func(key string) bool { _, ok := e.Position("system.cluster." + key); return ok }
+	refuse := func(key, why string) error { return e.Errorf("system.cluster."+key, "%s", why) }
+	r, err := build(*c, given, refuse)
+	if err != nil {
+		return nil
+	}
+	return r
 }
 
 func TestScenarioPlan(t *testing.T) {
@@ -167,44 +202,6 @@ func TestScenarioCommandRestart(t *testing.T) {
 	}
 }
 
-func TestCycleTargets(t *testing.T) {
-	dir := t.TempDir()
-	write := func(extra string) string {
-		f := filepath.Join(dir, "c.yaml")
-		os.WriteFile(f, []byte(`name: c
-system: {driver: etcd, cluster: {recipe: etcd, nodes: 3}}
-workload: {files: [workloada]}
-load: {duration: 10s}
-`+extra), 0o644)
-		return f
-	}
-	b, err := ResolveBench(write(`repeat: 4
-cycle_targets: true
-scenario:
-  - {fault: pause, target: etcd2, at: 1s, for: 1s}
-  - {fault: kill, target: leader, at: 5s}
-`), BenchOptions{Store: filepath.Join(dir, "r.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range b.Runs {
-		got = append(got, r.Plan.Faults[0].Target+"/"+r.Plan.Faults[1].Target)
-	}
-	if want := "etcd2/leader etcd3/leader etcd1/leader etcd2/leader"; strings.Join(got, " ") != want {
-		t.Errorf("targets by repetition %q, want %q", strings.Join(got, " "), want)
-	}
-	for _, bad := range []struct{ extra, msg string }{
-		{"cycle_targets: true\nscenario:\n  - {fault: pause, target: etcd2, at: 1s, for: 1s}\n", "repeat: 2 or more"},
-		{"repeat: 2\ncycle_targets: true\nscenario:\n  - {fault: kill, target: leader, at: 1s}\n", "no fault names a member"},
-		{"repeat: 2\ncycle_targets: true\nscenario:\n  - {fault: kill, target: etcd7, at: 1s}\n", "has 3 members"},
-	} {
-		if _, err := ResolveBench(write(bad.extra), BenchOptions{Store: filepath.Join(dir, "r.db")}); err == nil || !strings.Contains(err.Error(), bad.msg) || !strings.Contains(err.Error(), "c.yaml:") {
-			t.Errorf("%q: %v, want %q with a position", bad.extra, err, bad.msg)
-		}
-	}
-}
-
 func TestScenarioConditionalBadInput(t *testing.T) {
 	for _, tc := range []struct{ scenario, msg string }{
 		{`
@@ -238,5 +235,32 @@ func TestReplaceAddrs(t *testing.T) {
 		if got := replaceAddrs(in, repl); got != want {
 			t.Errorf("replaceAddrs(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestKindsOwnTheirSettings: each local kind takes its own settings and
+// refuses every other kind's, at the setting's key.
+func TestKindsOwnTheirSettings(t *testing.T) {
+	given := map[string]func(*spec.Fault){
+		"delay": func(f *spec.Fault) { f.Delay = time.Millisecond }, "jitter": func(f *spec.Fault) { f.Jitter = time.Millisecond },
+		"rate": func(f *spec.Fault) { f.Rate = "1MB" }, "mode": func(f *spec.Fault) { f.Mode = "kill" },
+		"run": func(f *spec.Fault) { f.Run = "true" }, "heal": func(f *spec.Fault) { f.Heal = "true" },
+		"groups": func(f *spec.Fault) { f.Groups = [][]string{{"etcd1"}, {"etcd2"}} }, "link": func(f *spec.Fault) { f.Link = "client" },
+	}
+	for _, name := range kindNames {
+		takes := kindOf(name).settings()
+		for key, set := range given {
+			f := spec.Fault{Kind: name, Name: name, Target: "etcd1"}
+			set(&f)
+			bad := func(k, format string, args ...any) error { return fmt.Errorf(k+": "+format, args...) }
+			_, err := checkEntry(f, etcd.Cluster{}, bad)
+			refused := err != nil && err.Error() == fmt.Sprintf("%s: a %s fault has no %s", key, name, key)
+			if refused == slices.Contains(takes, key) {
+				t.Errorf("%s with %s: %v (takes %v)", name, key, err, takes)
+			}
+		}
+	}
+	if kindOf("meteor") != nil {
+		t.Error("a kind nobody knows")
 	}
 }

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -115,7 +115,7 @@ func TestInjectorRandomTarget(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		c = append(c, cluster.Node{Name: fmt.Sprintf("m%d", i), Role: "member", PID: 1 << 22})
 	}
-	cmd, err := inject.New("command", inject.Options{Run: "true"})
+	cmd, err := inject.NewCommand("true", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +123,8 @@ func TestInjectorRandomTarget(t *testing.T) {
 	in := newInjector([]Injection{{Name: "r", Fault: cmd, Target: "random-2-member", At: 0}}, c, nil, evs.emit)
 	in.seed = 11
 	done := make(chan struct{})
-	go func() { defer close(done); in.run(context.Background()) }()
-	in.measureStarted(time.Now())
+	go func() { defer close(done); in.Run(context.Background()) }()
+	in.MeasureStarted(time.Now())
 	ev := evs.next(t, EventFault)
 	<-done
 	want := pickRandom(c, 2, 11, "r")

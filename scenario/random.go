@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func pickRandom(nodes []cluster.Node, n int, seed int64, name string) []cluster.
 }
 
 // resolveRandom is the nodes a random target hits now.
-func resolveRandom(ctx context.Context, c nodes, n int, role string, seed int64, name string) ([]cluster.Node, error) {
+func resolveRandom(ctx context.Context, c Nodes, n int, role string, seed int64, name string) ([]cluster.Node, error) {
 	all := "all-" + role
 	if role == "any" {
 		all = "all"

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"sort"
@@ -8,7 +8,7 @@ import (
 	"github.com/dbrig/dbrig/spec"
 )
 
-// checkPlannedOverlaps runs the overlap checks again with the cluster's
+// CheckLayout runs the overlap checks again with the cluster's
 // layout, which tells the nodes of targets that are not node names: all,
 // all-ROLE and a role only one node has (a static role the recipe gives,
 // such as replica or sentinel). So "pause all-member" and "kill etcd2" at
@@ -16,7 +16,7 @@ import (
 // system decides (leader, follower), one of several nodes of a role (the
 // first live one when it fires), random and conditional targets stay
 // unchecked: which node they hit is known only when they fire.
-func checkPlannedOverlaps(e spec.Experiment, plan []Injection, nodes []cluster.PlannedNode) error {
+func CheckLayout(e spec.Experiment, plan []Injection, nodes []cluster.PlannedNode) error {
 	if len(plan) < 2 || len(nodes) == 0 {
 		return nil
 	}

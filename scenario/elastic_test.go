@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"fmt"
@@ -56,7 +56,7 @@ func TestElasticRandomPlanRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := planOf(storedPlan(plan), plan)
+	back, err := FromStored(Stored(plan), plan)
 	if err != nil {
 		t.Fatal(err)
 	}

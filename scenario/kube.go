@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -28,14 +28,14 @@ import (
 // server of the file's kubernetes: section. They take the same triggers as
 // local faults (at/for/every/count, after+wait, when: stable) and emit the
 // same events, so analysis.Impacts treats them alike. Before the run is
-// stored, kubeStart connects and asks the API server whether the namespace
+// stored, KubeStart connects and asks the API server whether the namespace
 // exists and the caller may do what the scenario's faults do.
 
-// kubeKind tells the faults that act on Kubernetes.
-func kubeKind(kind string) bool { return slices.Contains(kube.Kinds(), kind) }
+// isKube tells the faults that act on Kubernetes.
+func isKube(kind string) bool { return kubeKindOf(kind) != nil }
 
 // kubeEnv is the API server of an experiment's kubernetes: section, shared
-// by its Kubernetes faults; connected once, by kubeStart.
+// by its Kubernetes faults; connected once, by KubeStart.
 type kubeEnv struct {
 	sec    spec.Kubernetes
 	driver string            // the system's driver: whom to ask for the leader
@@ -46,7 +46,7 @@ type kubeEnv struct {
 	cfg    *rest.Config         // nil with a test's client: pod-kill cannot exec then
 	ns     string
 	seed   int64                                          // the run's: pick: random chooses with it
-	leader func(ctx context.Context) (kube.Member, error) // nil: by driver (scenario_kube_leader.go)
+	leader func(ctx context.Context) (kube.Member, error) // nil: by driver (kube_leader.go)
 	perms  map[k8s.Permission]bool                        // what the scenario's faults do
 }
 
@@ -112,17 +112,19 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// kubeStart connects the plan's Kubernetes faults to their API server and
+// KubeStart connects the plan's Kubernetes faults to their API server and
 // runs the preflight (reachable, namespace, every permission the faults
-// need by SelfSubjectAccessReview) before anything is stored or loaded.
-func kubeStart(ctx context.Context, p *Plan) error {
-	k := planKubeEnv(p.Faults)
+// need by SelfSubjectAccessReview) before anything is stored or loaded;
+// seed is the run's (pick: random chooses with it). Bad input is a
+// *BadInput.
+func KubeStart(ctx context.Context, plan []Injection, seed int64) error {
+	k := planKubeEnv(plan)
 	if k == nil {
 		return nil
 	}
-	k.seed = p.Config.Seed
+	k.seed = seed
 	if err := k.connect(); err != nil {
-		return &InputError{Err: err}
+		return &BadInput{Err: err}
 	}
 	var perms []k8s.Permission
 	for perm := range k.perms {
@@ -138,11 +140,11 @@ func kubeStart(ctx context.Context, p *Plan) error {
 			for i, p := range rbac.Denied {
 				d[i] = p.String()
 			}
-			return &InputError{Err: fmt.Errorf("the scenario's Kubernetes faults: missing RBAC in namespace %s: %s (apply deploy/rbac.yaml there and bind its Role dbrig-faults, and for cordon or drain its ClusterRole dbrig-node-faults, to your user or service account)",
+			return &BadInput{Err: fmt.Errorf("the scenario's Kubernetes faults: missing RBAC in namespace %s: %s (apply deploy/rbac.yaml there and bind its Role dbrig-faults, and for cordon or drain its ClusterRole dbrig-node-faults, to your user or service account)",
 				rbac.Namespace, strings.Join(d, ", "))}
 		}
 		if errors.Is(err, k8s.ErrNoNamespace) {
-			return &InputError{Err: fmt.Errorf("kubernetes.namespace: %w", err)}
+			return &BadInput{Err: fmt.Errorf("kubernetes.namespace: %w", err)}
 		}
 		return fmt.Errorf("the scenario's Kubernetes faults: %w", err)
 	}
@@ -169,7 +171,7 @@ func inClusterNamespace() string {
 }
 
 // checkKubeKeys refuses a Kubernetes fault's settings on a local fault.
-func checkKubeKeys(f spec.Fault, bad func(key, format string, args ...any) error) error {
+func checkKubeKeys(f spec.Fault, bad badFunc) error {
 	for _, k := range []struct {
 		key   string
 		given bool
@@ -183,55 +185,36 @@ func checkKubeKeys(f spec.Fault, bad func(key, format string, args ...any) error
 }
 
 // kubeEntry checks one Kubernetes scenario entry: the section exists, the
-// target parses and suits the kind, the settings belong to it, the timing
-// holds; and notes the permissions it needs.
-func kubeEntry(e spec.Experiment, f spec.Fault, k *kubeEnv, bad func(key, format string, args ...any) error) (*entry, error) {
+// target parses and suits the kind, the settings belong to it (each kind's
+// own checks: kube_kinds.go), the timing holds; and notes the permissions
+// it needs.
+func kubeEntry(e spec.Experiment, f spec.Fault, k *kubeEnv, bad badFunc) (*entry, error) {
 	if e.Kubernetes == nil {
 		return nil, bad("fault", "a %s fault acts on Kubernetes: add a kubernetes: section (namespace, context, kubeconfig; empty ones are kubectl's)", f.Kind)
 	}
-	for key, given := range map[string]bool{"link": f.Link != "", "groups": len(f.Groups) > 0, "delay": f.Delay != 0, "jitter": f.Jitter != 0,
-		"rate": f.Rate != "", "mode": f.Mode != "", "run": f.Run != "", "heal": f.Heal != ""} {
-		if given {
-			return nil, bad(key, "a %s fault has no %s", f.Kind, key)
-		}
+	// The local kinds' settings are not a Kubernetes fault's.
+	if keys := localSettings(f); len(keys) > 0 {
+		return nil, bad(keys[0], "a %s fault has no %s", f.Kind, keys[0])
 	}
 	t, err := kube.ParseTarget(f.Target)
 	if err != nil {
 		return nil, bad("target", "%v", err)
 	}
 	_, hasReplicas := e.Position(f.Path + ".replicas")
-	only := func(key string, given bool, kinds ...string) error {
-		if given && !slices.Contains(kinds, f.Kind) {
-			return bad(key, "a %s fault has no %s (only %s)", f.Kind, key, strings.Join(kinds, ", "))
-		}
-		return nil
+	kk := kubeKindOf(f.Kind)
+	if err := checkKubeSettings(kk, f, hasReplicas, bad); err != nil {
+		return nil, err
 	}
-	for _, err := range []error{
-		only("replicas", hasReplicas, "scale"),
-		only("signal", f.Signal != "", "pod-kill"), only("process", f.Process != "", "pod-kill"), only("container", f.Container != "", "pod-kill"),
-		only("grace", f.Grace != 0, "pod-delete"),
-	} {
-		if err != nil {
-			return nil, err
-		}
+	if err := kk.check(f, t, hasReplicas, bad); err != nil {
+		return nil, err
 	}
 	switch {
-	case f.Kind == "scale" && (t.StatefulSet == "" || t.Ordinal >= 0):
-		return nil, bad("target", "scale acts on a StatefulSet: target: statefulset/NAME (no ordinal), not %q", f.Target)
-	case f.Kind == "scale" && !hasReplicas:
-		return nil, bad("fault", "scale needs replicas: the StatefulSet's replicas during the fault (e.g. replicas: 5)")
-	case t.Node != "" && f.Kind != "cordon" && f.Kind != "drain":
-		return nil, bad("target", "%s acts on pods: a node is a target of cordon and drain only", f.Kind)
-	case f.Pick != "" && t.Selector == "" && (t.StatefulSet == "" || t.Ordinal >= 0 || f.Kind == "scale"):
+	case f.Pick != "" && t.Selector == "" && (t.StatefulSet == "" || t.Ordinal >= 0):
 		return nil, bad("pick", "pick chooses among several pods: give a target pods/SELECTOR or statefulset/NAME")
 	case f.Pick != "" && f.Pick != "all" && f.Pick != "one" && f.Pick != "random":
 		return nil, bad("pick", "%q: expected all (every pod), one (the first by name) or random (one, by the run's seed)", f.Pick)
-	case f.Grace < 0:
-		return nil, bad("grace", "%v: a grace period is ≥ 0", f.Grace)
 	case f.HealWait < 0:
 		return nil, bad("heal_wait", "%v < 0", f.HealWait)
-	case f.Kind == "pod-kill" && f.For > 0:
-		return nil, bad("for", "a pod-kill is instantaneous: the container restarts by itself; leave for out")
 	}
 	if t.Leader {
 		if leaderFinder(k.driver) == nil {
@@ -419,9 +402,9 @@ func (k *kubeEnv) leaderMember(ctx context.Context) (kube.Member, error) {
 	return find(ctx, k.props)
 }
 
-// kubeInjects tells whether a plan's faults can fire without a local
+// KubeOnly tells whether a plan's faults can fire without a local
 // cluster: all of them act on Kubernetes.
-func kubeInjects(plan []Injection) bool {
+func KubeOnly(plan []Injection) bool {
 	for _, in := range plan {
 		if _, ok := in.Fault.(*kubeFault); !ok {
 			return false
@@ -430,6 +413,16 @@ func kubeInjects(plan []Injection) bool {
 	return len(plan) > 0
 }
 
-// KubeFaults tells whether the plan's scenario has faults on Kubernetes
-// targets.
-func (p *Plan) KubeFaults() bool { return planKubeEnv(p.Faults) != nil }
+// OnKubernetes tells whether a plan has faults on Kubernetes targets.
+func OnKubernetes(plan []Injection) bool { return planKubeEnv(plan) != nil }
+
+// UseKubeClient makes the plan's Kubernetes faults act through c instead
+// of connecting to the API server of the file's kubernetes: section (a
+// fake clientset in tests; a pod-kill cannot exec through it).
+func UseKubeClient(plan []Injection, c kubernetes.Interface) {
+	if k := planKubeEnv(plan); k != nil {
+		k.mu.Lock()
+		k.c = c
+		k.mu.Unlock()
+	}
+}

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -32,7 +32,7 @@ type sample struct {
 const minBaseline = 3
 
 // Interval implements run.Observer: the injector keeps each measure second.
-func (in *injector) Interval(iv measure.Interval) {
+func (in *Injector) Interval(iv measure.Interval) {
 	if iv.Phase != measure.PhaseMeasure || iv.End.Sub(iv.Start) < 500*time.Millisecond {
 		return
 	}
@@ -50,12 +50,12 @@ func (in *injector) Interval(iv measure.Interval) {
 }
 
 // Event implements run.Observer.
-func (in *injector) Event(run.Event) {}
+func (in *Injector) Event(run.Event) {}
 
 // band is the upper bound of a calm second's p99, from the seconds before
 // the first fault (before armed while none has fired); false while there
 // are too few.
-func (in *injector) band(armed time.Time) (int64, bool) {
+func (in *Injector) band(armed time.Time) (int64, bool) {
 	cut := in.firstFault.Load()
 	if cut == 0 {
 		cut = armed.UnixNano()
@@ -77,7 +77,7 @@ func (in *injector) band(armed time.Time) (int64, bool) {
 
 // isStable tells whether the seconds that ended after armed cover the last
 // d with every one calm.
-func (in *injector) isStable(armed time.Time, d time.Duration) bool {
+func (in *Injector) isStable(armed time.Time, d time.Duration) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	upper, ok := in.band(armed)
@@ -98,7 +98,7 @@ func (in *injector) isStable(armed time.Time, d time.Duration) bool {
 
 // stable waits until the system has been stable for d since armed; false
 // when ctx ends first.
-func (in *injector) stable(ctx context.Context, armed time.Time, d time.Duration) bool {
+func (in *Injector) stable(ctx context.Context, armed time.Time, d time.Duration) bool {
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
 	for !in.isStable(armed, d) {
@@ -111,9 +111,14 @@ func (in *injector) stable(ctx context.Context, armed time.Time, d time.Duration
 	return true
 }
 
+// Watch returns an observer that shows the injector every interval (its
+// conditional triggers watch the seconds) and passes intervals and events
+// on to next (nil: none).
+func (in *Injector) Watch(next run.Observer) run.Observer { return tee{in: in, next: next} }
+
 // tee passes intervals and events to the injector and then to next (nil: none).
 type tee struct {
-	in   *injector
+	in   *Injector
 	next run.Observer
 }
 

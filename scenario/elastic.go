@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/inject"
+	"github.com/dbrig/dbrig/spec"
 )
 
 // Elasticity faults: add-node (target: the role of the node to add) and
@@ -24,7 +25,7 @@ func elastic(r cluster.Recipe) bool { _, ok := r.(cluster.Elastic); return ok }
 func elasticFault(kind string) bool { return kind == "add-node" || kind == "remove-node" }
 
 // checkElastic checks an add-node or remove-node entry.
-func checkElastic(kind, target string, rec cluster.Recipe, hasFor bool, bad func(key, format string, args ...any) error) error {
+func checkElastic(kind, target string, rec cluster.Recipe, hasFor bool, bad badFunc) error {
 	el, ok := rec.(cluster.Elastic)
 	if !ok {
 		return bad("fault", "the %s recipe cannot add or remove nodes while it runs (%s can)", rec.System(), strings.Join(recipesThat(elastic), ", "))
@@ -44,6 +45,16 @@ func checkElastic(kind, target string, rec cluster.Recipe, hasFor bool, bad func
 	return nil
 }
 
+// elasticKind is what add-node and remove-node share: a recipe whose
+// clusters change size, and no length.
+type elasticKind struct{}
+
+func (elasticKind) settings() []string { return nil }
+
+func (elasticKind) check(f *spec.Fault, rec cluster.Recipe, bad badFunc) error {
+	return checkElastic(f.Kind, f.Target, rec, f.For > 0, bad)
+}
+
 // clusterMembers is what a cluster that can change size offers (a
 // *cluster.Cluster).
 type clusterMembers interface {
@@ -57,7 +68,7 @@ type clusterMembers interface {
 type membersOf struct {
 	c   clusterMembers
 	mu  *sync.Mutex
-	net *network // nil: not routed
+	net *Network // nil: not routed
 }
 
 func (m membersOf) AddNode(ctx context.Context, role string) (string, error) {
@@ -83,7 +94,7 @@ func (m membersOf) RemoveNode(ctx context.Context, name string) error {
 }
 
 // membership is the inject.Membership of the injector's cluster.
-func (in *injector) membership() (inject.Membership, error) {
+func (in *Injector) membership() (inject.Membership, error) {
 	c, ok := in.c.(clusterMembers)
 	if !ok {
 		return nil, inject.ErrNoMembership

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"fmt"
@@ -21,13 +21,9 @@ import (
 var memberName = regexp.MustCompile(`^(.*?)([0-9]+)$`)
 
 // members is the name prefix and number of the numbered members of the
-// file's cluster (cluster.Numbered; 0: the recipe has none).
-func members(e spec.Experiment) (prefix string, n int) {
-	cp, err := clusterRecipe(e)
-	if err != nil || cp == nil {
-		return "", 0
-	}
-	if nr, ok := cp.Recipe.(cluster.Numbered); ok {
+// file's cluster (cluster.Numbered; 0: the recipe has none, or no recipe).
+func members(rec cluster.Recipe) (prefix string, n int) {
+	if nr, ok := rec.(cluster.Numbered); ok {
 		return nr.Numbered()
 	}
 	return "", 0
@@ -36,12 +32,13 @@ func members(e spec.Experiment) (prefix string, n int) {
 // hasMembers tells whether r's nodes are numbered members.
 func hasMembers(r cluster.Recipe) bool { _, ok := r.(cluster.Numbered); return ok }
 
-// cycleTargets moves plan's member targets for repetition rep (1-based).
-func cycleTargets(e spec.Experiment, plan []Injection, rep int) ([]Injection, error) {
+// Cycle moves plan's member targets for repetition rep (1-based) when the
+// file says cycle_targets; rec is the file's cluster recipe (nil: none).
+func Cycle(e spec.Experiment, rec cluster.Recipe, plan []Injection, rep int) ([]Injection, error) {
 	if !e.CycleTargets || len(plan) == 0 {
 		return plan, nil
 	}
-	prefix, n := members(e)
+	prefix, n := members(rec)
 	if n == 0 {
 		return nil, e.Errorf("cycle_targets", "the %s cluster has no numbered members to cycle through (%s do)", e.System.Driver, strings.Join(recipesThat(hasMembers), " and "))
 	}

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -31,11 +31,8 @@ func TestEtcdAddRemoveNode(t *testing.T) {
 		t.Skip("starts an etcd cluster")
 	}
 	c, nw, eps := routedEtcd(t)
-	add, err := inject.New("add-node", inject.Options{Role: "member"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	remove, _ := inject.New("remove-node", inject.Options{})
+	add := inject.AddNode{Role: "member"}
+	remove := inject.RemoveNode{}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// One after the other: etcd takes one membership change at a time
@@ -44,8 +41,8 @@ func TestEtcdAddRemoveNode(t *testing.T) {
 		evs := newEvents()
 		in := newInjector([]Injection{inj}, c, nw, evs.emit)
 		done := make(chan struct{})
-		go func() { defer close(done); in.run(ctx) }()
-		in.measureStarted(time.Now())
+		go func() { defer close(done); in.Run(ctx) }()
+		in.MeasureStarted(time.Now())
 		ev := evs.next(t, EventFault)
 		<-done
 		return ev

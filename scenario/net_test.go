@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -22,10 +22,10 @@ import (
 // routedEtcd stands up three etcd members with their client and peer
 // traffic through a network of proxies; it returns the client proxies'
 // endpoints by node name.
-func routedEtcd(t *testing.T) (*cluster.Cluster, *network, map[string]string) {
+func routedEtcd(t *testing.T) (*cluster.Cluster, *Network, map[string]string) {
 	t.Helper()
-	nw := newNetwork(1)
-	t.Cleanup(nw.close)
+	nw := NewNetwork(1)
+	t.Cleanup(nw.Close)
 	r, ok := cluster.WithAdvertiser(etcd.Cluster{}, nw)
 	if !ok {
 		t.Fatal("etcd takes no advertiser")
@@ -41,8 +41,8 @@ func routedEtcd(t *testing.T) (*cluster.Cluster, *network, map[string]string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Down(context.Background()) })
-	nw.known(c)
-	props, err := nw.front(c.Nodes(), c.Props())
+	nw.Known(c)
+	props, err := nw.Front(c.Nodes(), c.Props())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestEtcdNetworkFaults(t *testing.T) {
 	}
 	t.Logf("baseline median reads: %v", base)
 
-	delay, err := inject.New("delay", inject.Options{Delay: 100 * time.Millisecond})
+	delay, err := inject.NewDelay(100*time.Millisecond, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +137,8 @@ func TestEtcdNetworkFaults(t *testing.T) {
 	in := newInjector([]Injection{{Name: "slow-etcd1", Fault: delay, Target: "etcd1", Link: "client", At: 0, For: time.Minute}}, c, nw, evs.emit)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); in.run(ctx) }()
-	in.measureStarted(time.Now())
+	go func() { defer close(done); in.Run(ctx) }()
+	in.MeasureStarted(time.Now())
 	evs.next(t, EventFaultStart)
 	for name, cli := range clients {
 		got := medianGet(t, cli, 5)
@@ -176,12 +176,12 @@ func TestEtcdNetworkFaults(t *testing.T) {
 			t.Errorf("peer connections to %s by source: %v, want every one identified", name, srcs)
 		}
 	}
-	part, _ := inject.New("partition", inject.Options{})
+	part := inject.Partition{}
 	evs = newEvents()
 	in = newInjector([]Injection{{Name: "isolate-leader", Fault: part, Target: leader[0].Name, Link: "peer", For: 4 * time.Second}}, c, nw, evs.emit)
 	done = make(chan struct{})
-	go func() { defer close(done); in.run(context.Background()) }()
-	in.measureStarted(time.Now())
+	go func() { defer close(done); in.Run(context.Background()) }()
+	in.MeasureStarted(time.Now())
 	evs.next(t, EventFaultStart)
 	var other string
 	for name := range eps {

@@ -1,20 +1,26 @@
-package experiment
+// Package scenario holds dbrig's fault scenarios: it checks an experiment
+// file's scenario: entries against the system they act on and expands them
+// into a plan of timed injections (Plan, Cycle, CheckLayout), and fires a
+// plan on a cluster during the measure phase (Injector), reporting each
+// fault as events. Network faults act on the links of a Network that
+// routes a local cluster's traffic through dbrig's proxies; Kubernetes
+// faults act through an API server (KubeStart runs their preflight).
+package scenario
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/inject"
 	"github.com/dbrig/dbrig/inject/kube"
-	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -33,7 +39,7 @@ type Injection struct {
 	For    time.Duration // until healed (0: instantaneous): a pause resumes, a killed or stopped node restarts
 	// Stable, if set, makes At the time the fault is armed: it fires once
 	// the system has been stable this long (conditional trigger; see
-	// injector.stable).
+	// Injector.stable).
 	Stable time.Duration
 }
 
@@ -71,20 +77,16 @@ func (en *entry) last() time.Duration {
 	return en.at + time.Duration(max(en.f.Count-1, 0))*en.f.Every + en.f.For
 }
 
-// scenarioPlan checks an experiment file's scenario and expands it into
+// Plan checks an experiment file's scenario and expands it into
 // injections (recurring faults into one per firing, dependent ones at
 // their cause's end plus the wait), with the file's positions in errors.
-func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error) {
+// rec is the recipe of the file's local cluster (nil: none), already
+// checked; measure is the measure phase's length (0: not known).
+func Plan(e spec.Experiment, rec cluster.Recipe, measure time.Duration) ([]Injection, error) {
 	if len(e.Scenario) == 0 {
 		return nil, nil
 	}
-	var rec cluster.Recipe // nil: no local cluster
-	if cp, err := clusterRecipe(e); err != nil {
-		return nil, err
-	} else if cp != nil {
-		rec = cp.Recipe
-	}
-	kenv := newKubeEnv(e) // Kubernetes faults (scenario_kube.go) share it
+	kenv := newKubeEnv(e) // Kubernetes faults (kube.go) share it
 	var entries []*entry
 	byName := map[string]*entry{}
 	for _, f := range e.Scenario {
@@ -92,7 +94,7 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 		var en *entry
 		var err error
 		switch {
-		case kubeKind(f.Kind):
+		case isKube(f.Kind):
 			en, err = kubeEntry(e, f, kenv, bad)
 		case e.System.Cluster == nil:
 			return nil, faultErr(e, f, "fault", "a %s fault acts on the nodes of a local cluster: give system.cluster (faults on Kubernetes: %s)", f.Kind, strings.Join(kube.Kinds(), ", "))
@@ -176,42 +178,25 @@ func faultErr(e spec.Experiment, f spec.Fault, key, format string, args ...any) 
 	return &spec.FileError{Pos: f.Pos, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-// checkEntry checks one scenario entry on its own.
-func checkEntry(f spec.Fault, rec cluster.Recipe, bad func(key, format string, args ...any) error) (*entry, error) {
-	rate, err := parseRate(f.Rate)
-	if err != nil {
-		return nil, bad("rate", "%v", err)
+// checkEntry checks one local scenario entry on its own: its kind's
+// settings and checks (kinds.go), its target, its timing.
+func checkEntry(f spec.Fault, rec cluster.Recipe, bad badFunc) (*entry, error) {
+	k := kindOf(f.Kind)
+	if k == nil {
+		return nil, bad("fault", "%v", unknownKind(f.Kind))
 	}
-	fault, err := inject.New(f.Kind, inject.Options{Grace: 10 * time.Second, Delay: f.Delay, Jitter: f.Jitter, Rate: rate, Mode: f.Mode,
-		Run: f.Run, Heal: f.Heal, Role: f.Target})
-	if err != nil {
-		key := "fault"
-		switch {
-		case errors.Is(err, inject.ErrBadOption) && f.Kind == "delay":
-			key = "delay"
-		case errors.Is(err, inject.ErrBadOption) && f.Kind == "bandwidth":
-			key = "rate"
-		case errors.Is(err, inject.ErrBadOption) && f.Kind == "command":
-			key = "run"
-		case errors.Is(err, inject.ErrBadOption):
-			key = "mode"
-		}
-		return nil, bad(key, "%v", err)
-	}
-	network := inject.Network(f.Kind)
 	// Settings another kind of fault takes are a mistake, not ignored.
-	for key, given := range map[string]bool{"delay": f.Delay != 0 && f.Kind != "delay", "jitter": f.Jitter != 0 && f.Kind != "delay",
-		"rate": f.Rate != "" && f.Kind != "bandwidth", "mode": f.Mode != "" && f.Kind != "drop" && f.Kind != "restart",
-		"run": f.Run != "" && f.Kind != "command", "heal": f.Heal != "" && f.Kind != "command",
-		"groups": len(f.Groups) > 0 && f.Kind != "partition", "link": f.Link != "" && !network} {
-		if given {
+	for _, key := range localSettings(f) {
+		if !slices.Contains(k.settings(), key) {
 			return nil, bad(key, "a %s fault has no %s", f.Kind, key)
 		}
 	}
-	if elasticFault(f.Kind) {
-		if err := checkElastic(f.Kind, f.Target, rec, f.For > 0, bad); err != nil {
-			return nil, err
-		}
+	fault, key, err := k.fault(f)
+	if err != nil {
+		return nil, bad(key, "%v", err)
+	}
+	if err := k.check(&f, rec, bad); err != nil {
+		return nil, err
 	}
 	if _, _, random, err := randomTarget(f.Target); random {
 		if err != nil {
@@ -219,40 +204,6 @@ func checkEntry(f spec.Fault, rec cluster.Recipe, bad func(key, format string, a
 		}
 	} else if role := strings.TrimPrefix(f.Target, "all-"); !knownTargets[role] && f.Target != "all" && !looksLikeNode(f.Target) {
 		return nil, bad("target", "%q: expected a node name (etcd1, primary …), a role (one node of it: leader, follower, primary, replica, member, any), all-ROLE or random-N-ROLE", f.Target)
-	}
-	if network {
-		switch {
-		case len(f.Groups) > 0:
-			if f.Link != "" && f.Link != "peer" {
-				return nil, bad("link", "a partition into groups cuts peer links: leave link out")
-			}
-			if sp, ok := rec.(cluster.StarPeers); ok {
-				return nil, bad("groups", "%s", sp.PartitionHint())
-			}
-			if err := checkGroups(f.Groups); err != nil {
-				return nil, bad("groups", "%v", err)
-			}
-			f.Link = "peer"
-		case f.Link == "":
-			f.Link = "client"
-			if f.Kind == "partition" && routesPeers(rec) {
-				f.Link = "peer"
-			}
-		case f.Link != "client" && f.Link != "peer":
-			return nil, bad("link", "%q: expected client (dbrig ↔ the node) or peer (the node ↔ the other nodes)", f.Link)
-		}
-		if f.Link == "peer" && !routesPeers(rec) {
-			return nil, bad("link", "the %s recipe's peer traffic does not go through dbrig's proxies (only %s's do): use link: client", rec.System(), strings.Join(recipesThat(routesPeers), "'s and "))
-		}
-		if f.For <= 0 {
-			return nil, bad("for", "a %s needs for: how long until it heals", f.Kind)
-		}
-	}
-	switch {
-	case f.Kind == "pause" && f.For <= 0:
-		return nil, bad("for", "a pause needs for: how long the node stays paused")
-	case f.Kind == "command" && f.Heal != "" && f.For <= 0:
-		return nil, bad("for", "a command with a heal command needs for: when to run the heal")
 	}
 	if err := checkKubeKeys(f, bad); err != nil {
 		return nil, err
@@ -265,7 +216,7 @@ func checkEntry(f spec.Fault, rec cluster.Recipe, bad func(key, format string, a
 
 // checkTriggers checks an entry's timing (every, count, after, wait, when)
 // and fills in stable_for's default; local and Kubernetes faults share it.
-func checkTriggers(f *spec.Fault, bad func(key, format string, args ...any) error) error {
+func checkTriggers(f *spec.Fault, bad badFunc) error {
 	switch {
 	case f.Every > 0 && f.Every <= f.For:
 		return bad("every", "%v: a recurring fault must end (for %v) before it starts again", f.Every, f.For)
@@ -344,7 +295,7 @@ func parseRate(s string) (int64, error) {
 // would undo the second), or anything on a node a kill or a removal left
 // down for the rest of the run. nodesOf names the nodes a target hits (nil:
 // not known before the run, such as leader): named nodes, and with the
-// cluster's layout (checkPlannedOverlaps) static roles too. Two faults on
+// cluster's layout (CheckLayout) static roles too. Two faults on
 // one role target (leader) are checked for the network case only: a role is
 // resolved when each fires, so a second fault on "leader" after a kill hits
 // the new leader.
@@ -441,194 +392,18 @@ func looksLikeNode(s string) bool {
 	return true
 }
 
-// nodes is what the injector needs of a cluster (a *cluster.Cluster).
-type nodes interface {
-	Resolve(ctx context.Context, target string) ([]cluster.Node, error)
-	Restart(ctx context.Context, name string) (cluster.Node, error)
-}
-
-// injector fires a plan's injections on a cluster, timed from the start of
-// the measure phase, and reports each as events through emit.
-type injector struct {
-	plan []Injection
-	c    nodes
-	net  *network // nil: the traffic does not go through proxies
-	seed int64    // the run's: random targets choose with it
-	// memberMu: one add-node or remove-node at a time (scenario_elastic.go)
-	memberMu sync.Mutex
-	emit     func(run.Event)
-	start    chan time.Time // the measure phase's start
-	wg       sync.WaitGroup
-	once     sync.Once
-
-	// for conditional triggers: per-second samples of the measure phase,
-	// and when the first fault fired (the baseline is the calm before it)
-	mu         sync.Mutex
-	samples    []sample
-	firedOnce  sync.Once
-	firstFault atomic.Int64 // unix ns; 0: none yet
-}
-
-func newInjector(plan []Injection, c nodes, net *network, emit func(run.Event)) *injector {
-	return &injector{plan: plan, c: c, net: net, emit: emit, start: make(chan time.Time, 1)}
-}
-
-// measureStarted starts the clock (once).
-func (in *injector) measureStarted(t time.Time) {
-	in.once.Do(func() { in.start <- t })
-}
-
-// run fires the injections until ctx ends (the run is over): a fault still
-// waiting is not fired; one under way is healed before run returns. Each
-// fires on its own, so a slow one (a stop's grace period) does not delay
-// the next.
-func (in *injector) run(ctx context.Context) {
-	var t0 time.Time
-	select {
-	case t0 = <-in.start:
-	case <-ctx.Done():
-		return
-	}
-	defer in.wg.Wait()
-	for _, inj := range in.plan {
-		in.wg.Add(1)
-		go func() {
-			defer in.wg.Done()
-			timer := time.NewTimer(time.Until(t0.Add(inj.At)))
-			defer timer.Stop()
-			select {
-			case <-ctx.Done():
-				return
-			case <-timer.C:
-			}
-			note := ""
-			if inj.Stable > 0 {
-				armed := time.Now()
-				if !in.stable(ctx, armed, inj.Stable) {
-					in.emit(run.Event{Time: time.Now(), Kind: EventFault, Name: inj.Name, Detail: inj.Fault.Name() + " " + inj.Target,
-						Outcome: fmt.Sprintf("failed: the system was not stable for %v before the run ended (armed at +%.3fs)", inj.Stable, armed.Sub(t0).Seconds())})
-					return
-				}
-				note = fmt.Sprintf("; armed at +%.3fs, fired once stable for %v", armed.Sub(t0).Seconds(), inj.Stable)
-			}
-			in.fire(ctx, inj, t0, note)
-		}()
-	}
-}
-
-// target resolves what an injection acts on, now.
-func (in *injector) target(ctx context.Context, inj Injection) ([]cluster.Node, inject.Target, []string, error) {
-	if kf, ok := inj.Fault.(*kubeFault); ok {
-		return nil, inject.Target{}, []string{"namespace " + kf.env.ns}, nil // it finds its pods itself
-	}
-	network := inject.Network(inj.Fault.Name())
-	if network && in.net == nil {
-		return nil, inject.Target{}, nil, inject.ErrNoLinks
-	}
-	if len(inj.Groups) > 0 {
-		links, err := in.net.groupLinks(inj.Groups)
-		var names []string
-		for _, g := range inj.Groups {
-			names = append(names, "["+strings.Join(g, " ")+"]")
-		}
-		return nil, inject.Target{Links: links}, names, err
-	}
-	var t inject.Target
-	if elasticFault(inj.Fault.Name()) {
-		m, err := in.membership()
-		if err != nil {
-			return nil, inject.Target{}, nil, err
-		}
-		t.Members = m
-		if inj.Fault.Name() == "add-node" {
-			return nil, t, []string{"a new " + inj.Target}, nil
-		}
-	}
-	var nodes []cluster.Node
-	var err error
-	if n, role, random, _ := randomTarget(inj.Target); random {
-		nodes, err = resolveRandom(ctx, in.c, n, role, in.seed, inj.Name)
-	} else {
-		nodes, err = in.c.Resolve(ctx, inj.Target)
-	}
-	if err != nil {
-		return nil, inject.Target{}, nil, err
-	}
-	var names []string
-	for _, n := range nodes {
-		names = append(names, fmt.Sprintf("%s (%s, pid %d)", n.Name, n.Role, n.PID))
-		t.Nodes = append(t.Nodes, n.Name)
-		if !network {
-			t.PIDs = append(t.PIDs, n.PID)
-			continue
-		}
-		links, err := in.net.links(n.Name, inj.Link)
-		if err != nil {
-			return nil, inject.Target{}, nil, err
-		}
-		t.Links = append(t.Links, links...)
-	}
-	return nodes, t, names, nil
-}
-
-func (in *injector) fire(ctx context.Context, inj Injection, t0 time.Time, note string) {
-	in.firedOnce.Do(func() { in.firstFault.Store(time.Now().UnixNano()) })
-	actx := context.WithoutCancel(ctx)                    // a fault under way is finished, also at the end of the run
-	lasts := inj.For > 0 || inj.Fault.Name() == "restart" // a restart lasts until the node is ready again
-	name, kind := inj.Name, EventFault
-	if lasts {
-		kind = EventFaultStart
-	}
-	what := inj.Fault.Name() + " " + inj.Target
-	if inj.Link != "" {
-		what += " (" + inj.Link + " link)"
-	}
-	requested := time.Now()
-	nodes, tg, names, err := in.target(actx, inj)
-	if err != nil {
-		in.emit(run.Event{Time: requested, Kind: EventFault, Name: name, Detail: what, Outcome: "failed: " + err.Error()})
-		return
-	}
-	var did []string // what the fault says it did (add-node: the node it added)
-	tg.Note = func(s string) { did = append(did, s) }
-	ictx, cancel := context.WithTimeout(actx, 30*time.Second)
-	err = inj.Fault.Inject(ictx, tg)
-	cancel()
-	if len(did) > 0 {
-		note = "; " + strings.Join(did, "; ") + note
-	}
-	detail := fmt.Sprintf("%s: %v; planned at +%.3fs, fired at +%.3fs, applied in %v%s", what, names,
-		inj.At.Seconds(), requested.Sub(t0).Seconds(), time.Since(requested).Round(time.Millisecond), note)
-	outcome := "injected"
-	if err != nil {
-		outcome = "failed: " + err.Error()
-	}
-	in.emit(run.Event{Time: requested, Kind: kind, Name: name, Detail: detail, Outcome: outcome})
-	if !lasts || err != nil {
-		return
-	}
-	select {
-	case <-time.After(time.Until(requested.Add(inj.For))):
-	case <-ctx.Done(): // the run ended first: heal now
-	}
-
-	hctx, cancel := context.WithTimeout(actx, 30*time.Second)
-	defer cancel()
-	outcome = "healed"
-	err = inj.Fault.Heal(hctx, tg)
-	if errors.Is(err, inject.ErrNoHeal) {
-		// A killed or stopped node comes back on its data dir, and is
-		// healed when it is ready again (not merely started).
-		err = nil
-		for _, n := range nodes {
-			if _, rerr := in.c.Restart(hctx, n.Name); rerr != nil {
-				err = errors.Join(err, rerr)
+// recipesThat lists the systems whose recipes (with default options) pass
+// can, sorted: what a message offers instead.
+func recipesThat(can func(cluster.Recipe) bool) []string {
+	never := func(string) bool { return false }
+	refuse := func(key, why string) error { return errors.New(why) }
+	seen := map[string]bool{}
+	for _, d := range all.Registry() {
+		for _, build := range d.Clusters {
+			if r, err := build(spec.Cluster{}, never, refuse); err == nil && can(r) {
+				seen[r.System()] = true
 			}
 		}
-		outcome = "healed: restarted and ready"
 	}
-	if err != nil {
-		outcome = "failed: " + err.Error()
-	}
-	in.emit(run.Event{Time: time.Now(), Kind: EventFaultEnd, Name: inj.Name, Detail: detail, Outcome: outcome})
+	return slices.Sorted(maps.Keys(seen))
 }

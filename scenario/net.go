@@ -1,8 +1,7 @@
-package experiment
+package scenario
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -15,17 +14,16 @@ import (
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/inject"
 	"github.com/dbrig/dbrig/inject/proxy"
-	"github.com/dbrig/dbrig/spec"
 )
 
-// network routes a local cluster's traffic through dbrig's proxies, so the
+// Network routes a local cluster's traffic through dbrig's proxies, so the
 // network faults have links to act on: every node's client traffic (the
 // driver is pointed at a proxy in front of each node) and, where the recipe
 // advertises addresses dbrig gives it (etcd), the peer traffic between
 // nodes (each node's peers reach it through its peer proxy, which tells the
 // connecting member by the X-PeerURLs header etcd sends with every peer
 // request, so one peer's link can be cut while the others' stay).
-type network struct {
+type Network struct {
 	seed uint64
 
 	mu       sync.Mutex
@@ -39,12 +37,14 @@ type network struct {
 	closed   bool
 }
 
-func newNetwork(seed int64) *network {
-	return &network{seed: uint64(seed), client: map[string]*proxy.Proxy{}, peer: map[string]*proxy.Proxy{}, peerNode: map[string]string{}}
+// NewNetwork is a network with no proxies yet; seed seeds the proxies' randomness
+// (a drop's, a delay's jitter).
+func NewNetwork(seed int64) *Network {
+	return &Network{seed: uint64(seed), client: map[string]*proxy.Proxy{}, peer: map[string]*proxy.Proxy{}, peerNode: map[string]string{}}
 }
 
 // Advertise implements cluster.Advertiser: a proxy in front of addr.
-func (n *network) Advertise(node, port, addr string) (string, error) {
+func (n *Network) Advertise(node, port, addr string) (string, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
@@ -75,7 +75,7 @@ func (n *network) Advertise(node, port, addr string) (string, error) {
 // X-PeerURLs header of etcd's raft requests, else (etcd's probes and
 // version checks carry no such header, and share connections with raft
 // messages) from the process that owns the connecting socket.
-func (n *network) identify(c net.Conn, first []byte) string {
+func (n *Network) identify(c net.Conn, first []byte) string {
 	if node := n.fromHeader(first); node != "" {
 		return node
 	}
@@ -93,7 +93,7 @@ func (n *network) identify(c net.Conn, first []byte) string {
 }
 
 // fromHeader is the node whose peer URL the X-PeerURLs header names.
-func (n *network) fromHeader(first []byte) string {
+func (n *Network) fromHeader(first []byte) string {
 	const key = "\r\nx-peerurls:"
 	i := bytes.Index(bytes.ToLower(first), []byte(key))
 	if i < 0 {
@@ -115,10 +115,10 @@ func (n *network) fromHeader(first []byte) string {
 	return ""
 }
 
-// front puts a client proxy in front of every node that has none yet and
+// Front puts a client proxy in front of every node that has none yet and
 // returns the driver properties of the cluster with each node's client
 // address replaced by its proxy's.
-func (n *network) front(nodes []cluster.Node, props map[string]string) (map[string]string, error) {
+func (n *Network) Front(nodes []cluster.Node, props map[string]string) (map[string]string, error) {
 	repl := map[string]string{}
 	for _, nd := range nodes {
 		n.mu.Lock()
@@ -155,11 +155,11 @@ func replaceAddrs(v string, repl map[string]string) string {
 	})
 }
 
-// known tells the network the cluster's nodes, so it can tell connections
+// Known tells the network the cluster's nodes, so it can tell connections
 // by the process that opened them; the peer connections opened before
 // (while the cluster started) that it could not tell are reset, and come
 // back identified.
-func (n *network) known(c *cluster.Cluster) {
+func (n *Network) Known(c *cluster.Cluster) {
 	n.mu.Lock()
 	n.pids = func() map[int]string {
 		out := map[int]string{}
@@ -215,7 +215,7 @@ func ownerOf(port int, pids map[int]string) string {
 }
 
 // forget closes the proxies of a node taken out of the cluster.
-func (n *network) forget(node string) {
+func (n *Network) forget(node string) {
 	n.mu.Lock()
 	var ps []*proxy.Proxy
 	if p, ok := n.client[node]; ok {
@@ -233,8 +233,8 @@ func (n *network) forget(node string) {
 	}
 }
 
-// close stops every proxy.
-func (n *network) close() {
+// Close stops every proxy.
+func (n *Network) Close() {
 	n.mu.Lock()
 	n.closed = true
 	var ps []*proxy.Proxy
@@ -250,8 +250,8 @@ func (n *network) close() {
 	}
 }
 
-// hasPeers tells whether peer traffic goes through the proxies.
-func (n *network) hasPeers() bool {
+// HasPeers tells whether peer traffic goes through the proxies.
+func (n *Network) HasPeers() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return len(n.peer) > 0
@@ -259,7 +259,7 @@ func (n *network) hasPeers() bool {
 
 // links are the links of node a network fault acts on: its client link
 // (dbrig ↔ node), or its peer links (every other node ↔ node, both ways).
-func (n *network) links(node, link string) ([]inject.Link, error) {
+func (n *Network) links(node, link string) ([]inject.Link, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch link {
@@ -290,7 +290,7 @@ func (n *network) links(node, link string) ([]inject.Link, error) {
 
 // upstreamLinks are a PostgreSQL node's peer links: a replica's link to
 // its primary, or, for the primary, every replica's.
-func (n *network) upstreamLinks(node string) ([]inject.Link, error) {
+func (n *Network) upstreamLinks(node string) ([]inject.Link, error) {
 	if p, ok := n.peer[node]; ok {
 		return []inject.Link{{Proxy: p, Name: node + " → primary"}}, nil
 	}
@@ -306,7 +306,7 @@ func (n *network) upstreamLinks(node string) ([]inject.Link, error) {
 
 // groupLinks are the peer links between nodes of different groups: a
 // partition of them splits the cluster into the groups.
-func (n *network) groupLinks(groups [][]string) ([]inject.Link, error) {
+func (n *Network) groupLinks(groups [][]string) ([]inject.Link, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	var out []inject.Link
@@ -338,52 +338,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// routed tells whether a plan's faults need the network routed through
-// proxies.
-func routed(faults []Injection) bool {
-	for _, f := range faults {
-		if inject.Network(f.Fault.Name()) {
-			return true
-		}
+// TrafficCounts are the counters of every client proxy now: bytes up,
+// bytes down and connections, by node.
+func (n *Network) TrafficCounts() map[string][3]int64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make(map[string][3]int64, len(n.client))
+	for node, p := range n.client {
+		up, down, conns := p.Traffic()
+		out[node] = [3]int64{up, down, conns}
 	}
-	return false
-}
-
-// upRouted stands the plan's cluster up like up, with its client traffic
-// through proxies when the plan has faults (and peer traffic too when a
-// network fault needs it); the driver's properties then name the
-// client proxies. The returned network (nil when not routed) is closed by
-// the caller after the cluster is down.
-func (p *Plan) upRouted(ctx context.Context, h Hooks) (*cluster.Cluster, *network, error) {
-	if len(p.Faults) == 0 {
-		c, err := p.up(ctx, h)
-		return c, nil, err
-	}
-	// Any fault: the driver goes through a client proxy per node, which
-	// counts what each node served (traffic.go); network faults also route
-	// the peer traffic the recipe can.
-	nw := newNetwork(p.Config.Seed)
-	orig := p.Cluster.Recipe
-	if routed(p.Faults) {
-		r, _ := cluster.WithAdvertiser(orig, nw)
-		p.Cluster.Recipe = r
-	}
-	c, err := p.up(ctx, h)
-	p.Cluster.Recipe = orig
-	if err != nil {
-		nw.close()
-		return nil, nil, err
-	}
-	nw.known(c)
-	props, err := nw.front(c.Nodes(), c.Props())
-	if err != nil {
-		c.Down(context.WithoutCancel(ctx))
-		nw.close()
-		return nil, nil, fmt.Errorf("route the cluster's traffic through dbrig's proxies: %w", err)
-	}
-	for k, v := range props {
-		p.Props.Set(k, v, spec.Source{Flag: "cluster"})
-	}
-	p.SpecText = p.Props.Text()
-	return c, nw, nil
+	return out
 }

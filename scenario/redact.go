@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"net/url"
@@ -78,9 +78,9 @@ func redactWith(s string, secrets []string) string {
 	return s
 }
 
-// redactingEmit passes fault events on with their detail and outcome
-// redacted.
-func redactingEmit(p *spec.Props, emit func(run.Event)) func(run.Event) {
+// Redacting passes fault events on to emit with their detail and outcome
+// redacted: no secret of the run's properties p is stored or shown.
+func Redacting(p *spec.Props, emit func(run.Event)) func(run.Event) {
 	secrets := secretsOf(p)
 	return func(ev run.Event) {
 		ev.Detail, ev.Outcome = redactWith(ev.Detail, secrets), redactWith(ev.Outcome, secrets)

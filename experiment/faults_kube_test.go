@@ -17,10 +17,12 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/dbrig/dbrig/inject"
-	"github.com/dbrig/dbrig/inject/kube"
 	"github.com/dbrig/dbrig/results"
+	"github.com/dbrig/dbrig/scenario"
 )
+
+// End-to-end runs of scenarios with Kubernetes faults (package scenario
+// checks and fires them) against a fake API server.
 
 // kubeFile writes an experiment file on the null driver with the given
 // text after its load section and reads it.
@@ -200,7 +202,7 @@ func TestKubeScenarioFake(t *testing.T) {
 	}
 	p := b.Runs[0].Plan
 	c, patches := fakeKube("")
-	planKubeEnv(p.Faults).c = c
+	scenario.UseKubeClient(p.Faults, c)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	out, err := Execute(ctx, p, Hooks{})
@@ -235,7 +237,7 @@ func TestKubeScenarioPreflight(t *testing.T) {
 			t.Fatal(err)
 		}
 		c, _ := fakeKube(tc.deny)
-		planKubeEnv(b.Runs[0].Plan.Faults).c = c
+		scenario.UseKubeClient(b.Runs[0].Plan.Faults, c)
 		out, err := Execute(context.Background(), b.Runs[0].Plan, Hooks{})
 		if err == nil || !strings.Contains(err.Error(), tc.msg) || !IsInput(err) || out != nil {
 			t.Errorf("deny %q ns %s: %v (outcome %v), want an input error with %q and nothing stored", tc.deny, tc.ns, err, out, tc.msg)
@@ -244,63 +246,4 @@ func TestKubeScenarioPreflight(t *testing.T) {
 			t.Errorf("%s: a store was created before the preflight failed", tc.msg)
 		}
 	}
-}
-
-// TestKubeLeaderAndRandom: target leader deletes the pod of the member the
-// system names (a stand-in for asking etcd, mapped to the pod by IP), and
-// pick: random takes one pod of a selector by the run's seed.
-func TestKubeLeaderAndRandom(t *testing.T) {
-	store := filepath.Join(t.TempDir(), "r.db")
-	b, err := ResolveBench(kubeFile(t, "etcd", `kubernetes: {namespace: db}
-scenario:
-  - {name: lead, fault: pod-delete, target: leader, at: 500ms}
-  - {name: rnd, fault: pod-delete, target: pods/app=db, pick: random, at: 1s}
-`), BenchOptions{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := b.Runs[0].Plan
-	c, _ := fakeKube("")
-	env := planKubeEnv(p.Faults)
-	env.c, env.ns, env.seed = c, "db", 7
-	env.leader = func(context.Context) (kube.Member, error) {
-		return kube.Member{Name: "etcd-member-b", Addrs: []string{"http://10.1.0.2:2380"}}, nil
-	}
-	var notes []string
-	if err := p.Faults[0].Fault.Inject(context.Background(), noting(&notes)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.CoreV1().Pods("db").Get(context.Background(), "db-1", metav1.GetOptions{}); err == nil {
-		t.Error("the leader's pod db-1 (IP 10.1.0.2) is still there")
-	}
-	if _, err := c.CoreV1().Pods("db").Get(context.Background(), "db-0", metav1.GetOptions{}); err != nil {
-		t.Errorf("db-0 is not the leader's pod but is gone: %v", err)
-	}
-	if len(notes) == 0 || !strings.Contains(notes[0], "leader etcd-member-b is pod db-1") {
-		t.Errorf("notes %q", notes)
-	}
-	// pick: random, twice on fresh pods with the same seed: one pod, the same.
-	var picked []string
-	for range 2 {
-		c, _ := fakeKube("")
-		env.c = c
-		f := p.Faults[1].Fault.(*kubeFault) // a fresh one: its firing count from 0
-		rnd := &kubeFault{env: f.env, kind: f.kind, opts: f.opts, random: f.random, name: f.name}
-		notes = nil
-		if err := rnd.Inject(context.Background(), noting(&notes)); err != nil {
-			t.Fatal(err)
-		}
-		l, _ := c.CoreV1().Pods("db").List(context.Background(), metav1.ListOptions{})
-		if len(l.Items) != 1 || len(notes) != 1 {
-			t.Fatalf("pick: random left %d of 2 pods, notes %q", len(l.Items), notes)
-		}
-		picked = append(picked, notes[0])
-	}
-	if picked[0] != picked[1] {
-		t.Errorf("pick: random with one seed chose %q then %q", picked[0], picked[1])
-	}
-}
-
-func noting(notes *[]string) inject.Target {
-	return inject.Target{Note: func(s string) { *notes = append(*notes, s) }}
 }

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -42,9 +42,9 @@ func TestRecurringTrigger(t *testing.T) {
 	evs := newEvents()
 	in := newInjector(plan, oneNode{cmd.Process.Pid}, nil, evs.emit)
 	done := make(chan struct{})
-	go func() { defer close(done); in.run(context.Background()) }()
+	go func() { defer close(done); in.Run(context.Background()) }()
 	t0 := time.Now()
-	in.measureStarted(t0)
+	in.MeasureStarted(t0)
 	for k, want := range []time.Duration{time.Second, 6 * time.Second, 11 * time.Second} {
 		start := evs.next(t, EventFaultStart)
 		end := evs.next(t, EventFaultEnd)
@@ -93,9 +93,9 @@ func TestConditionalTrigger(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
-	go func() { defer close(done); in.run(ctx) }()
+	go func() { defer close(done); in.Run(ctx) }()
 	t0 := time.Now()
-	in.measureStarted(t0)
+	in.MeasureStarted(t0)
 	for _, p99 := range []int64{1000, 1100, 900} { // the baseline: band 1000 + 2σ(82) → 1164
 		in.Interval(second(p99, 0))
 	}

@@ -1,4 +1,4 @@
-package experiment
+package scenario
 
 import (
 	"context"
@@ -26,16 +26,16 @@ func TestFaultEventsRedacted(t *testing.T) {
 	props.Set("mysql.dsn", "dbrig:mypw@tcp(127.0.0.1:3306)/dbrig", src)
 	props.Set("table", "usertable", src)
 	// The command prints the secrets and a URL of its own, then fails.
-	cmd, err := inject.New("command", inject.Options{Run: `echo "auth hunter2!x failed; pg pg@pw; my mypw; try redis://:other-pw@127.0.0.1:1 usertable"; exit 3`})
+	cmd, err := inject.NewCommand(`echo "auth hunter2!x failed; pg pg@pw; my mypw; try redis://:other-pw@127.0.0.1:1 usertable"; exit 3`, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []run.Event
 	in := newInjector([]Injection{{Name: "leaky", Fault: cmd, Target: "m1"}}, fakeNodes{{Name: "m1", Role: "member", PID: 1 << 22}}, nil,
-		redactingEmit(props, func(ev run.Event) { got = append(got, ev) }))
+		Redacting(props, func(ev run.Event) { got = append(got, ev) }))
 	done := make(chan struct{})
-	go func() { defer close(done); in.run(context.Background()) }()
-	in.measureStarted(time.Now())
+	go func() { defer close(done); in.Run(context.Background()) }()
+	in.MeasureStarted(time.Now())
 	<-done
 	if len(got) != 1 || !strings.HasPrefix(got[0].Outcome, "failed: ") {
 		t.Fatalf("events %+v, want the failed command", got)
