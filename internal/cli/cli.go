@@ -75,7 +75,11 @@ func exitCode(stderr io.Writer, err error) int {
 	case errors.Is(err, errHelp):
 		return 0
 	case errors.Is(err, errInterrupted):
-		fmt.Fprintln(stderr, "dbrig: interrupted; measured results were stored")
+		if err == errInterrupted {
+			fmt.Fprintln(stderr, "dbrig: interrupted; measured results were stored")
+		} else {
+			fmt.Fprintf(stderr, "dbrig: %v\n", err)
+		}
 		return 130
 	case errors.Is(err, errVerdict):
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
