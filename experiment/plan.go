@@ -58,6 +58,7 @@ type Options struct {
 	Args    []string // the command line as given: stored redacted, rendered by meaning
 	Store   string   // results store address ("" = the per-user default)
 	HDRLog  string   // also write an HdrHistogram interval log here
+	Force   bool     // outputs may replace an existing file dbrig did not write (never a database)
 
 	Registry driver.Registry // nil = every driver dbrig has
 
@@ -147,7 +148,10 @@ func Resolve(opts Options) (*Plan, error) {
 	if err := props.Unknown(); err != nil {
 		return nil, input(err)
 	}
-	if err := outfile.Check(p.Outputs(), p.Protected()); err != nil {
+	if err := outfile.CheckForce(p.Outputs(), p.Protected(), p.Force); err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if err := p.checkDataPaths(); err != nil {
 		return nil, &InputError{Err: err}
 	}
 	p.SpecText = props.Text()
@@ -302,4 +306,21 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// checkDataPaths refuses a benchmarked store's data path that is the results
+// store (sqlite.path = --store would write benchmark tables into it).
+func (p *Plan) checkDataPaths() error {
+	f, ok := results.File(p.Store)
+	if !ok {
+		return nil
+	}
+	for _, k := range dataPathProps {
+		if v, _, ok := p.Props.Lookup(k); ok && v != "" {
+			if err := outfile.Overlap(outfile.Path{Role: k, Path: v}, outfile.Path{Role: "results store", Path: f}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

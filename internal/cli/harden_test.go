@@ -49,3 +49,71 @@ func TestClusterUpInterrupted(t *testing.T) {
 		t.Errorf("exit %d, want 130; stderr: %s", code, errOut)
 	}
 }
+
+// Output paths never replace a file dbrig did not write (--force allows it,
+// except for a database); its own outputs are replaced.
+func TestOutputsRefuseForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "r.db")
+	ctx := context.Background()
+	code, _, errOut := dbrig(t, ctx, "run", "--driver", "null", "--store", store, "-p", "recordcount=10", "-p", "operationcount=100", "--quiet")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	other := filepath.Join(dir, "other-results.db")
+	code, _, errOut = dbrig(t, ctx, "run", "--driver", "null", "--store", other, "-p", "recordcount=10", "-p", "operationcount=100", "--quiet")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	otherBefore, _ := os.ReadFile(other)
+	notes := filepath.Join(dir, "notes.txt")
+	writeFile(t, notes, "mine\n")
+	rep := filepath.Join(dir, "rep.html")
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"report over another database", []string{"report", "1", "--store", store, "-o", other}, 2},
+		{"report over it with --force", []string{"report", "1", "--store", store, "-o", other, "--force"}, 2},
+		{"report over a user's file", []string{"report", "1", "--store", store, "-o", notes}, 2},
+		{"hdrlog over a user's file", []string{"run", "--driver", "null", "--store", store, "-p", "recordcount=10", "-p", "operationcount=10", "--quiet", "--hdrlog", notes}, 2},
+		{"a report", []string{"report", "1", "--store", store, "-o", rep}, 0},
+		{"the same report again", []string{"report", "1", "--store", store, "-o", rep}, 0},
+		{"sqlite.path is the results store", []string{"run", "--driver", "sqlite", "--store", store, "-p", "sqlite.path=" + store, "-p", "recordcount=10", "-p", "operationcount=10", "--quiet"}, 2},
+	}
+	for _, tc := range cases {
+		code, _, errOut := dbrig(t, ctx, tc.args...)
+		if code != tc.code {
+			t.Errorf("%s: exit %d, want %d; stderr: %s", tc.name, code, tc.code, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "mine\n" {
+		t.Errorf("notes.txt replaced: %q", b)
+	}
+	if b, _ := os.ReadFile(other); string(b) != string(otherBefore) {
+		t.Errorf("other results database replaced")
+	}
+	code, _, errOut = dbrig(t, ctx, "run", "--driver", "null", "--store", store, "-p", "recordcount=10", "-p", "operationcount=10", "--quiet", "--hdrlog", notes, "--force")
+	if code != 0 {
+		t.Errorf("--hdrlog notes.txt --force: exit %d: %s", code, errOut)
+	}
+}
+
+// bench --hdrlog out.hlog numbers the second run's log out-2.hlog: a user's
+// file of that name is refused before the first run.
+func TestBenchNumberedHDRLogForeign(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "exp.yaml")
+	writeFile(t, file, "name: b\nsystem: {driver: null}\ndataset: {records: 10}\nworkload: {files: [workloada]}\nload: {clients: 1, duration: 1s}\nrepeat: 2\n")
+	second := filepath.Join(dir, "out-2.hlog")
+	writeFile(t, second, "keep me\n")
+	store := filepath.Join(dir, "r.db")
+	code, _, errOut := dbrig(t, context.Background(), "bench", file, "--store", store, "--hdrlog", filepath.Join(dir, "out.hlog"), "--quiet")
+	if code != 2 || !strings.Contains(errOut, "out-2.hlog") {
+		t.Errorf("exit %d, want 2 naming out-2.hlog; stderr: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(second); string(b) != "keep me\n" {
+		t.Errorf("out-2.hlog replaced: %q", b)
+	}
+}

@@ -277,6 +277,7 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("dbrig rate "+args[0], e.stderr)
 	storeDSN := fs.String("store", "", "results database (default: per-user data path)")
 	limit := fs.Int("limit", 50, "list: at most this many ratings, newest first")
+	force := fs.Bool("force", false, "--png may replace an existing file dbrig did not write")
 	png := fs.String("png", "", "show: also plot the rating (target vs the SLA's latency, the limit, the answer) into this PNG file")
 	pos, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
@@ -293,7 +294,7 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 		if f, ok := results.File(*storeDSN); ok {
 			protected = append(protected, outfile.Path{Role: "results store", Path: f})
 		}
-		if err := outfile.Check([]outfile.Path{{Role: "--png", Path: *png}}, protected); err != nil {
+		if err := outfile.CheckForce([]outfile.Path{{Role: "--png", Path: *png}}, protected, *force); err != nil {
 			return &experiment.InputError{Err: err}
 		}
 	}
@@ -330,7 +331,8 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("--png %s: %w", *png, err)
 	}
-	if err := report.RatingPNG(f, r); err != nil {
+	tag := outfile.TagPNG(f) // so that a later --png recognises it as dbrig's
+	if err := errors.Join(report.RatingPNG(tag, r), tag.Flush()); err != nil {
 		f.Abort()
 		return err
 	}
@@ -343,7 +345,7 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 
 // ratingReport: dbrig report rating:ID [-o FILE] writes a rating as a
 // self-contained HTML page (its plot, answer and experiments).
-func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string) error {
+func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string, force bool) error {
 	id, err := strconv.ParseInt(idText, 10, 64)
 	if err != nil || id <= 0 {
 		return usagef("rating:%s: expected a rating id (see dbrig rate list)", idText)
@@ -355,7 +357,7 @@ func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string) err
 	if f, ok := results.File(storeDSN); ok {
 		protected = append(protected, outfile.Path{Role: "results store", Path: f})
 	}
-	if err := outfile.Check([]outfile.Path{{Role: "-o", Path: out}}, protected); err != nil {
+	if err := outfile.CheckForce([]outfile.Path{{Role: "-o", Path: out}}, protected, force); err != nil {
 		return &experiment.InputError{Err: err}
 	}
 	store, err := results.OpenExisting(ctx, storeDSN)

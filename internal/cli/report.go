@@ -25,6 +25,7 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 	storeDSN := fs.String("store", "", "results database (default: per-user data path)")
 	out := fs.String("o", "", "write the self-contained HTML report to this file (default: report-RUN.html)")
 	pngDir := fs.String("png", "", "also write every plot as a PNG file into this directory")
+	force := fs.Bool("force", false, "-o may replace an existing file dbrig did not write (never a database)")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
@@ -36,7 +37,7 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 		return usagef("dbrig report: expected one or more run ids (see dbrig runs list), or rating:ID (see dbrig rate list)")
 	}
 	if len(pos) == 1 && strings.HasPrefix(pos[0], "rating:") {
-		return ratingReport(ctx, e, *storeDSN, strings.TrimPrefix(pos[0], "rating:"), *out) // rate.go
+		return ratingReport(ctx, e, *storeDSN, strings.TrimPrefix(pos[0], "rating:"), *out, *force) // rate.go
 	}
 	ids := make([]int64, len(pos))
 	for i, p := range pos {
@@ -51,7 +52,7 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 	if f, ok := results.File(*storeDSN); ok {
 		protected = append(protected, outfile.Path{Role: "results store", Path: f})
 	}
-	if err := outfile.Check([]outfile.Path{{Role: "-o", Path: *out}}, protected); err != nil {
+	if err := outfile.CheckForce([]outfile.Path{{Role: "-o", Path: *out}}, protected, *force); err != nil {
 		return &experiment.InputError{Err: err}
 	}
 	if *pngDir != "" {
