@@ -117,3 +117,15 @@ func TestBenchNumberedHDRLogForeign(t *testing.T) {
 		t.Errorf("out-2.hlog replaced: %q", b)
 	}
 }
+
+// A rate dbrig cannot pace is bad input: exit 2, nothing stored.
+func TestRateOutOfBounds(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	for _, rate := range []string{"1e9", "1e308", "1e-10", "1e8"} {
+		code, _, errOut := dbrig(t, context.Background(), "run", "--driver", "null", "--store", store, "-p", "recordcount=10",
+			"--rate", rate, "--duration", "1s", "--quiet")
+		if code != 2 || !strings.Contains(errOut, "ops/s from") {
+			t.Errorf("--rate %s: exit %d, want 2; stderr: %s", rate, code, errOut)
+		}
+	}
+}
