@@ -3,7 +3,6 @@ package spec
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -229,20 +228,23 @@ func (e *Experiment) Position(path string) (Pos, bool) {
 // MaxFile bounds an experiment file's size.
 const maxExperimentFile = 1 << 20
 
+// ReadExperimentFile reads an experiment file's bytes: a regular file of at
+// most 1 MB (ReadRegular).
+func ReadExperimentFile(path string) ([]byte, error) {
+	b, err := ReadRegular(path, "experiment file", maxExperimentFile)
+	if err != nil {
+		return nil, fmt.Errorf("experiment file: %w", err)
+	}
+	return b, nil
+}
+
 // ReadExperiment reads an experiment file and returns one Experiment per
 // combination of its matrix (one when it has none), with sets applied
 // first ("load.duration=5s": key path = YAML value, as --set gives them).
 func ReadExperiment(path string, sets []string) ([]Experiment, error) {
-	st, err := os.Stat(path)
+	b, err := ReadExperimentFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("experiment file: %w", err)
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxExperimentFile {
-		return nil, fmt.Errorf("experiment file %s: expected a regular file of at most 1 MB", path)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("experiment file: %w", err)
+		return nil, err
 	}
 	return ParseExperiment(path, b, sets)
 }
@@ -389,7 +391,7 @@ func combinations(axes []axis) [][]int {
 // CountCombinations returns how many runs a file's matrix and repeat make,
 // without decoding each (to refuse a huge sweep before expanding it).
 func CountCombinations(path string, sets []string) (int, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadExperimentFile(path)
 	if err != nil {
 		return 0, err
 	}

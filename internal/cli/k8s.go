@@ -16,6 +16,7 @@ import (
 
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/k8s"
+	"github.com/dbrig/dbrig/spec"
 )
 
 // k8sFlags are dbrig k8s's own flags; every other flag is a `dbrig run`
@@ -190,7 +191,7 @@ func k8sSpec(kf *k8sFlags, rf *runFlags, file string, args []string) (*k8s.Spec,
 			}
 			plans = append(plans, r.Plan)
 		}
-		body, err := os.ReadFile(file)
+		body, err := spec.ReadExperimentFile(file)
 		if err != nil {
 			return nil, &experiment.InputError{Err: err}
 		}
