@@ -92,6 +92,10 @@ func open(ctx context.Context, addr storeAddr) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("results store %s: %w", name, err)
 	}
+	// Best effort: a read-only store still opens for reading.
+	mctx, cancel := context.WithTimeout(ctx, sweepTimeout)
+	s.markAbandoned(mctx)
+	cancel()
 	return s, nil
 }
 
