@@ -45,6 +45,10 @@ const (
 	EventWorkerFailed = "worker_failed"
 )
 
+// ErrNoToken is wrapped by Listen when workers would need no token but the
+// shares hold secrets: they are never sent to an unauthenticated peer.
+var ErrNoToken = errors.New("a worker token is required (DBRIG_TOKEN)")
+
 // Options configure a Coordinator.
 type Options struct {
 	Shares []experiment.Share // one per worker, by index
@@ -151,6 +155,13 @@ func Listen(opts Options) (*Coordinator, error) {
 	}
 	if opts.Listen == "" {
 		opts.Listen = "127.0.0.1:0"
+	}
+	if opts.Token == "" {
+		for _, s := range opts.Shares {
+			if keys := s.Secrets(); len(keys) > 0 {
+				return nil, fmt.Errorf("workers: %w: the shares hold secrets (%s)", ErrNoToken, strings.Join(keys, ", "))
+			}
+		}
 	}
 	if opts.Version == "" {
 		opts.Version = experiment.Version
@@ -867,4 +878,21 @@ func (c *Coordinator) Origins() []time.Time {
 		}
 	}
 	return out
+}
+
+// Loopback tells whether a --listen address is on the loopback interface
+// only ("" is 127.0.0.1:0).
+func Loopback(listen string) bool {
+	if listen == "" {
+		return true
+	}
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

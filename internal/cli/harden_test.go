@@ -129,3 +129,15 @@ func TestRateOutOfBounds(t *testing.T) {
 		}
 	}
 }
+
+// Workers started by hand (--spawn=false) without DBRIG_TOKEN get a
+// generated token, printed with how to pass it: no worker joins without it.
+func TestWorkersByHandGetAToken(t *testing.T) {
+	t.Setenv("DBRIG_TOKEN", "")
+	store := filepath.Join(t.TempDir(), "r.db")
+	code, _, errOut := dbrig(t, context.Background(), "run", "--driver", "null", "--store", store, "-p", "recordcount=10",
+		"-p", "operationcount=10", "--workers", "1", "--spawn=false", "--connect-timeout", "200ms", "--quiet")
+	if code == 0 || !strings.Contains(errOut, "DBRIG_TOKEN=") {
+		t.Errorf("exit %d; stderr lacks the token to pass: %s", code, errOut)
+	}
+}

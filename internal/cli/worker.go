@@ -66,13 +66,20 @@ func executeOnWorkers(ctx context.Context, e *env, wf workerFlags, plan *experim
 		return nil, err
 	}
 	token := os.Getenv(workers.TokenEnv)
-	if token == "" && wf.spawn {
-		// Local workers get a fresh token, so no stray process can join.
+	if token == "" {
+		// A fresh token, so no stray process can join (and receive the
+		// share's secrets); workers started by hand are told it.
 		b := make([]byte, 16)
 		if _, err := rand.Read(b); err != nil {
 			return nil, err
 		}
 		token = hex.EncodeToString(b)
+		if !wf.spawn {
+			fmt.Fprintf(e.stderr, "no %s set: workers must present this one: %s=%s dbrig worker --coordinator …\n", workers.TokenEnv, workers.TokenEnv, token)
+		}
+	}
+	if !wf.spawn && wf.tlsCert == "" && !workers.Loopback(wf.listen) {
+		fmt.Fprintf(e.stderr, "warning: --listen %s without --tls-cert: the token and the share's properties (passwords included) cross the network in clear text\n", wf.listen)
 	}
 	opts := workers.Options{Shares: shares, Listen: wf.listen, Token: token, Ops: plan.Workload.Ops(), Grace: plan.Config.Grace}
 	if wf.tlsCert != "" {
