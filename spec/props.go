@@ -44,7 +44,8 @@ func (e *PropError) Error() string {
 	if e.Missing {
 		return fmt.Sprintf("property %s is required: expected %s", e.Key, e.Want)
 	}
-	return fmt.Sprintf("%s: property %s=%q: expected %s", e.Src, e.Key, e.Value, e.Want)
+	msg := fmt.Sprintf("%s: property %s=%q: expected %s", e.Src, e.Key, e.Value, e.Want)
+	return RedactSecretsOf(e.Key, e.Value, msg)
 }
 
 // Missing returns the error for a required property that was not set.

@@ -33,3 +33,19 @@ func TestExperimentFileNotRegular(t *testing.T) {
 		}
 	}
 }
+
+// A property error never prints the secret in the value it quotes, not even
+// where the expectation repeats the value (an address parser's message).
+func TestPropErrorRedacts(t *testing.T) {
+	cases := []PropError{
+		{Key: "etcd.endpoints", Value: "http://root:SECRET@127.0.0.1:1", Want: `a comma-separated list of host:port ("http://root:SECRET@127.0.0.1:1": address root:SECRET@127.0.0.1:1: too many colons in address)`},
+		{Key: "pg.url", Value: "host=x password=SECRET dbname=y", Want: "a URL (host=x password=SECRET dbname=y)"},
+		{Key: "redis.password", Value: "SECRET", Want: "no spaces (SECRET)"},
+		{Key: "mysql.dsn", Value: "u:SECRET@tcp(127.0.0.1)/db", Want: "a DSN"},
+	}
+	for _, e := range cases {
+		if msg := e.Error(); strings.Contains(msg, "SECRET") {
+			t.Errorf("%s: %s", e.Key, msg)
+		}
+	}
+}
