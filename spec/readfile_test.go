@@ -49,3 +49,23 @@ func TestPropErrorRedacts(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutComments(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"a=1\n# p=OLD\nb=2\n", "a=1\n\nb=2\n"},
+		{"  ! p=OLD\r\nb=2", "\r\nb=2"},
+		{"a=x\\\n#not a comment\nb=2\n", "a=x\\\n#not a comment\nb=2\n"},
+		{"# c \\\nb=2\n", "\nb=2\n"}, // a comment is never continued
+	}
+	for _, tc := range cases {
+		if got := string(WithoutComments([]byte(tc.in))); got != tc.want {
+			t.Errorf("WithoutComments(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		// What the file means is unchanged.
+		a, _ := parseProperties("a", strings.NewReader(tc.in))
+		b, _ := parseProperties("b", strings.NewReader(tc.want))
+		if len(a) != len(b) {
+			t.Errorf("%q: %d properties, stripped %d", tc.in, len(a), len(b))
+		}
+	}
+}

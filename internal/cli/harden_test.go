@@ -141,3 +141,22 @@ func TestWorkersByHandGetAToken(t *testing.T) {
 		t.Errorf("exit %d; stderr lacks the token to pass: %s", code, errOut)
 	}
 }
+
+// k8s manifests: comments are not configuration and never reach the
+// ConfigMap (an old password commented out, in a -P file or in YAML).
+func TestK8sManifestsDropComments(t *testing.T) {
+	dir := t.TempDir()
+	props := filepath.Join(dir, "my.properties")
+	writeFile(t, props, "recordcount=10\n# redis.password=OLDPASSWORD1\n! also=OLDPASSWORD2\nfieldcount=2\n")
+	code, out, errOut := dbrig(t, context.Background(), "k8s", "manifests", "--driver", "redis", "-P", props, "-p", "redis.addr=r:6379",
+		"-p", "redis.password=NEW", "--clients", "2", "--duration", "5s", "--workers", "2", "--image", "i")
+	if code != 0 || strings.Contains(out+errOut, "OLDPASSWORD") || !strings.Contains(out, "fieldcount=2") {
+		t.Errorf("-P: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+	file := filepath.Join(dir, "exp.yaml")
+	writeFile(t, file, "name: k\nsystem:\n  driver: redis\n  props:\n    redis.addr: r:6379 # redis.password: OLDPASSWORD3\n    # redis.password: OLDPASSWORD4\ndataset:\n  records: 100\nworkload:\n  files: [workloada]\nload:\n  clients: 2\n  duration: 5s\n")
+	code, out, errOut = dbrig(t, context.Background(), "k8s", "manifests", file, "--workers", "2", "--image", "i")
+	if code != 0 || strings.Contains(out+errOut, "OLDPASSWORD") {
+		t.Errorf("yaml: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+}

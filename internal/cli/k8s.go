@@ -282,10 +282,10 @@ func coordinatorArgs(args []string, files map[string][]byte, secret map[string]b
 							errs = append(errs, err)
 						}
 						base := filepath.Base(v)
-						if prev, dup := files[base]; dup && string(prev) != string(body) {
+						if prev, dup := files[base]; dup && string(prev) != string(spec.WithoutComments(body)) {
 							errs = append(errs, fmt.Errorf("-P %s: another property file is also named %s; rename one", v, base))
 						}
-						files[base] = body
+						files[base] = spec.WithoutComments(body)
 						v = k8s.ExperimentPath(base)
 					}
 				}
