@@ -130,7 +130,9 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 	}
 	faults, err := scenarioPlan(e, measure)
 	if err == nil && cp != nil {
-		err = checkPlannedOverlaps(e, faults, cp.Nodes)
+		if err = checkPlannedTargets(e, faults, cp.Nodes); err == nil {
+			err = checkPlannedOverlaps(e, faults, cp.Nodes)
+		}
 	}
 	if err != nil {
 		return Options{}, err
