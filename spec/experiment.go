@@ -259,6 +259,9 @@ func ParseExperiment(name string, data []byte, sets []string) ([]Experiment, err
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &FileError{Pos: Pos{File: name}, Msg: "empty file: expected a mapping with at least system and workload"}
 	}
+	if err := resolveAliases(name, &doc); err != nil {
+		return nil, err
+	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, &FileError{Pos: pos(name, root), Msg: "expected a mapping (key: value lines) at the top"}
@@ -396,8 +399,8 @@ func CountCombinations(path string, sets []string) (int, error) {
 		return 0, err
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil || len(doc.Content) == 0 {
-		return 0, nil
+	if err := yaml.Unmarshal(b, &doc); err != nil || len(doc.Content) == 0 || resolveAliases(path, &doc) != nil {
+		return 0, nil // ReadExperiment reports it
 	}
 	axes, err := matrixAxes(path, clone(doc.Content[0]))
 	if err != nil {
@@ -535,7 +538,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 		},
 		"dataset": func(n *yaml.Node, p string) error {
 			return d.mapping(n, p, map[string]func(*yaml.Node, string) error{
-				"records":  d.int64(&e.Dataset.Records, 0),
+				"records":  d.int64(&e.Dataset.Records, 1), // 0 would mean "the workload's": say so by leaving it out
 				"load":     d.boolean(&e.Dataset.Load),
 				"recreate": d.boolean(&e.Dataset.Recreate),
 				"batch":    d.int(&e.Dataset.Batch, 1),

@@ -69,3 +69,23 @@ func TestWithoutComments(t *testing.T) {
 		}
 	}
 }
+
+func TestExperimentAliasesAndRecords(t *testing.T) {
+	head := "name: x\nsystem: {driver: null}\nworkload: {files: [workloada]}\n"
+	cases := []struct{ name, body, msg string }{
+		{"scalar alias", "dataset: {records: &n 10}\nload: {clients: *n, duration: 1s}\n", ""},
+		{"mapping alias", "dataset: &d {records: 10}\nload: *d\n", "x.yaml:5:7: *d: a YAML alias of a mapping"},
+		{"zero records", "dataset: {records: 0}\nload: {clients: 1, duration: 1s}\n", "x.yaml:4:20: dataset.records: expected an integer ≥ 1"},
+	}
+	for _, tc := range cases {
+		exps, err := ParseExperiment("x.yaml", []byte(head+tc.body), nil)
+		switch {
+		case tc.msg == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.msg == "" && exps[0].Load.Clients != 10:
+			t.Errorf("%s: clients %d, want 10", tc.name, exps[0].Load.Clients)
+		case tc.msg != "" && (err == nil || !strings.Contains(err.Error(), tc.msg)):
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.msg)
+		}
+	}
+}
