@@ -24,6 +24,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -637,6 +638,10 @@ func (c *Coordinator) Perform(ctx context.Context, store *results.Store, runID i
 			lose(f.w, f.at, results.WorkerLost, f.err.Error())
 			return
 		}
+		if err := c.checkFrame(f.msg); err != nil {
+			lose(f.w, f.at, results.WorkerFailed, "sent figures that cannot be: "+err.Error())
+			return
+		}
 		switch msg := f.msg; {
 		case msg.Interval != nil:
 			wi := msg.Interval
@@ -895,4 +900,20 @@ func Loopback(listen string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// checkFrame validates a worker's figures before anything of them is used:
+// a worker that sends nonsense is lost, not merged.
+func (c *Coordinator) checkFrame(m *wire.Msg) error {
+	switch {
+	case m.Interval != nil:
+		var ops []string
+		if len(c.opts.Ops) > 0 {
+			ops = append(slices.Clone(c.opts.Ops), run.LoadOp)
+		}
+		return m.Interval.Check(ops)
+	case m.PhaseDone != nil:
+		return m.PhaseDone.Check()
+	}
+	return nil
 }
