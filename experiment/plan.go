@@ -122,18 +122,23 @@ var quickstart = []string{"recordcount=100000", "operationcount=0", "maxexecutio
 // Resolve checks opts and turns them into a Plan. Every error is bad input
 // (an InputError, or a typed error IsInput recognises).
 func Resolve(opts Options) (*Plan, error) {
-	if opts.Driver == "" {
-		opts.Driver = "pebble"
-	}
 	if opts.Registry == nil {
 		opts.Registry = all.Registry()
 	}
-	if _, ok := opts.Registry[opts.Driver]; !ok {
+	if _, ok := opts.Registry[opts.Driver]; !ok && opts.Driver != "" {
 		return nil, &InputError{Err: fmt.Errorf("%w %q (expected one of: %v)", driver.ErrUnknownDriver, opts.Driver, opts.Registry.Names())}
 	}
 	props, err := buildProps(opts.PropFiles, opts.Props, opts.Overrides)
 	if err != nil {
 		return nil, err
+	}
+	// YCSB's db= and workload= name classes: honoured where dbrig has the
+	// same thing, refused otherwise (ycsbclass.go).
+	if opts.Driver, err = chooseDriver(opts.Driver, props, opts.Registry); err != nil {
+		return nil, input(err)
+	}
+	if err := checkWorkloadClass(props); err != nil {
+		return nil, input(err)
 	}
 	// The driver's declared properties are known (so a typo is found here,
 	// before anything connects) and its secrets are redacted by format.
@@ -144,6 +149,9 @@ func Resolve(opts Options) (*Plan, error) {
 	}
 	if p.Config, err = loadConfig(opts, props); err != nil {
 		return nil, input(err)
+	}
+	if w := bindingWarning(props, props.IsKnown); w != "" {
+		p.Warnings = append(p.Warnings, w)
 	}
 	if err := props.Unknown(); err != nil {
 		return nil, input(err)

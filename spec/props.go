@@ -121,6 +121,9 @@ func (p *Props) Lookup(key string) (value string, src Source, ok bool) {
 // Has tells whether key was set, without marking it as known.
 func (p *Props) Has(key string) bool { _, ok := p.vals[key]; return ok }
 
+// IsKnown tells whether a reader declared or looked up key.
+func (p *Props) IsKnown(key string) bool { return p.known[key] }
+
 // Known declares keys that are accepted but not read (e.g. YCSB's "workload").
 func (p *Props) Known(keys ...string) {
 	for _, k := range keys {

@@ -124,6 +124,9 @@ func (f *runFlags) options(withRun bool, args []string) experiment.Options {
 		SkipLoad: f.skipLoad, Recreate: f.recreate, LoadOnly: !withRun,
 		Name: f.name, Tags: f.tags, Args: args, Store: f.store, HDRLog: f.hdrlog, Force: f.force,
 	}
+	if !f.set["driver"] && !f.set["db"] {
+		o.Driver = "" // YCSB's db= in a -P file may choose it (Pebble otherwise)
+	}
 	override := func(flag, key, value string) {
 		o.Overrides = append(o.Overrides, experiment.Override{Flag: flag, Key: key, Value: value})
 	}
