@@ -69,6 +69,11 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 
 func open(ctx context.Context, addr storeAddr) (*Store, error) {
 	d, name := addr.dialect, addr.name
+	if addr.file != "" {
+		if err := checkStoreFile(addr.file); err != nil {
+			return nil, err
+		}
+	}
 	if addr.isDefault {
 		if err := os.MkdirAll(filepath.Dir(addr.file), 0o755); err != nil {
 			return nil, fmt.Errorf("results store: %w", err)

@@ -89,7 +89,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return 2
 	default:
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
-		if experiment.IsInput(err) || errors.Is(err, results.ErrNoRun) {
+		if experiment.IsInput(err) || errors.Is(err, results.ErrNoRun) || errors.Is(err, results.ErrBadStore) {
 			return 2
 		}
 		return 1
@@ -135,6 +135,10 @@ func driversCmd(_ context.Context, e *env, args []string) error {
 		}
 		return nil
 	case 1:
+		if strings.HasPrefix(args[0], "-") && strings.TrimLeft(args[0], "-") == "h" || strings.TrimLeft(args[0], "-") == "help" {
+			fmt.Fprintln(e.stdout, "usage: dbrig drivers [NAME]: the drivers, or one driver's properties")
+			return errHelp
+		}
 	default:
 		return usagef("dbrig drivers: expected at most one driver name")
 	}

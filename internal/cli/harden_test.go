@@ -160,3 +160,27 @@ func TestK8sManifestsDropComments(t *testing.T) {
 		t.Errorf("yaml: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 }
+
+// Small messages: drivers -h is help, a directory or a text file as --store
+// is bad input saying what was expected, a malformed pg.url is bad input.
+func TestMessages(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	writeFile(t, notes, "mine\n")
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"drivers", "-h"}, 0, "usage: dbrig drivers"},
+		{[]string{"run", "--driver", "null", "--store", dir, "-p", "recordcount=10", "--quiet"}, 2, "is a directory, expected an SQLite file"},
+		{[]string{"runs", "list", "--store", notes}, 2, "not an SQLite database"},
+		{[]string{"run", "--driver", "postgres", "-p", "pg.url=::nonsense", "-p", "recordcount=10", "--store", filepath.Join(dir, "r.db"), "--quiet"}, 2, "expected a PostgreSQL URL"},
+	}
+	for _, tc := range cases {
+		code, out, errOut := dbrig(t, context.Background(), tc.args...)
+		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q; stdout %q stderr %q", tc.args, code, tc.code, tc.want, out, errOut)
+		}
+	}
+}
