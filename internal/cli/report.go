@@ -120,7 +120,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	if !isLoopback(ln.Addr()) {
 		fmt.Fprintf(e.stderr, "warning: the dashboard listens on %s, reachable from other machines; it has no login (use 127.0.0.1:PORT to keep it local)\n", ln.Addr())
 	}
-	srv := &http.Server{Handler: web.NewServer(store), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: web.HostCheck(web.NewServer(store), ln.Addr()), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "dbrig dashboard on http://%s (results: %s); Ctrl-C stops it\n", ln.Addr(), store.Name())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
