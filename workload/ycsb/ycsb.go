@@ -319,7 +319,7 @@ func (w *Workload) appendKey(dst []byte, keynum int64) []byte {
 	return append(dst, d...)
 }
 
-// MaxRecords bounds recordcount and insertstart: a trillion records is more
+// MaxRecords bounds recordcount and insertstart: a quadrillion records is more
 // than any store dbrig drives holds, and far from where key arithmetic
 // (insertstart + insertcount, the generators' ranges) overflows.
-const MaxRecords = 1 << 40
+const MaxRecords = 1 << 50
