@@ -30,11 +30,17 @@ type owner struct {
 	PID      int    `json:"pid"`
 	Start    uint64 `json:"start_ticks"`
 	Boot     string `json:"boot_id"`
+	PIDNS    string `json:"pid_ns"` // a PID of another container's namespace means nothing here
 	Detached bool   `json:"detached,omitempty"`
 }
 
+func pidNS() string {
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	return ns
+}
+
 func self(detached bool) owner {
-	o := owner{PID: os.Getpid(), Boot: nodestat.BootID(), Detached: detached}
+	o := owner{PID: os.Getpid(), Boot: nodestat.BootID(), PIDNS: pidNS(), Detached: detached}
 	if st, err := (nodestat.Proc{}).Stat(o.PID); err == nil {
 		o.Start = st.StartTime
 	}
@@ -127,7 +133,7 @@ func readMarker(dir string) (owner, error) {
 // gone tells whether the marker's process no longer runs: another boot, or
 // no process with its PID and start time. Unknown means not gone.
 func (o owner) gone() bool {
-	if o.PID <= 0 || o.Detached || o.Boot == "" {
+	if o.PID <= 0 || o.Detached || o.Boot == "" || o.PIDNS == "" || o.PIDNS != pidNS() {
 		return false
 	}
 	boot := nodestat.BootID()

@@ -97,10 +97,13 @@ func TestSweepDebris(t *testing.T) {
 	detached.Detached = true
 	otherBoot := me
 	otherBoot.Boot = "not-this-boot"
+	otherNS := dead
+	otherNS.PIDNS = "pid:[1]" // another container's: its PIDs cannot be checked here
 	live, gone, kept, reboot := mk(me), mk(dead), mk(detached), mk(otherBoot)
+	container := mk(otherNS)
 	foreign, _ := os.MkdirTemp("", "dbrig-etcd-") // no marker
 	removed := SweepDebris()
-	for _, d := range []string{live, kept, foreign} {
+	for _, d := range []string{live, kept, foreign, container} {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s swept: %v", d, err)
 		}
