@@ -256,7 +256,7 @@ func recovery(ss []faultSecond, from, calmEnd, start, end time.Duration) (thresh
 			base.Merge(s.hist)
 		}
 	}
-	threshold = int64(math.Ceil(base.Mean() + RecoverySigmas*base.StdDev()))
+	threshold = CalmBound(base.Mean(), base.StdDev())
 	allowed = max(2*slowShare(base, threshold), 0.01)
 	held := 0
 	var since time.Duration
@@ -309,7 +309,17 @@ func slowShare(h *hdr.Histogram, t int64) float64 {
 	return float64(slow) / float64(h.TotalCount())
 }
 
-func meanSD(v []float64) (float64, float64) {
+// CalmBound is the upper bound of a calm value: a calm sample's mean +
+// RecoverySigmas σ, rounded up. It is Impact's Threshold (over the
+// baseline's operations) and the band of a scenario's stable trigger (over
+// the calm seconds' p99s): one rule, one home.
+func CalmBound(mean, sd float64) int64 {
+	return int64(math.Ceil(mean + RecoverySigmas*sd))
+}
+
+// MeanSD is the mean and the (population) standard deviation of v; 0, 0
+// for none.
+func MeanSD(v []float64) (mean, sd float64) {
 	if len(v) == 0 {
 		return 0, 0
 	}
@@ -317,7 +327,7 @@ func meanSD(v []float64) (float64, float64) {
 	for _, x := range v {
 		sum += x
 	}
-	mean := sum / float64(len(v))
+	mean = sum / float64(len(v))
 	var ss float64
 	for _, x := range v {
 		ss += (x - mean) * (x - mean)
@@ -363,8 +373,7 @@ func Precise(ims []Impact, ops []results.TimedOp) []Impact {
 		if len(window) == 0 || len(base) == 0 {
 			continue
 		}
-		mean, sd := meanSD(base)
-		threshold := int64(math.Ceil(mean + RecoverySigmas*sd))
+		threshold := CalmBound(MeanSD(base))
 		slow := 0
 		for _, l := range base {
 			if int64(l) > threshold {

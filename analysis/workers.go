@@ -87,7 +87,7 @@ func WorkersOf(r Run) *Workers {
 	// The phase: measure if any worker measured, else the last one seen.
 	phase := ""
 	for _, wi := range r.WorkerIntervals {
-		if phase == "" || phaseRank(wi.Phase) > phaseRank(phase) {
+		if phase == "" || measure.PhaseRank(wi.Phase) > measure.PhaseRank(phase) {
 			phase = wi.Phase
 		}
 	}
@@ -212,18 +212,6 @@ func diagnose(ws []WorkerFigures) {
 			}
 		}
 	}
-}
-
-func phaseRank(p string) int {
-	switch p {
-	case measure.PhaseLoad:
-		return 0
-	case measure.PhaseWarmup:
-		return 1
-	case measure.PhaseMeasure:
-		return 2
-	}
-	return -1
 }
 
 // phaseRows are the merged OVERALL rows of each phase, by start.

@@ -3,9 +3,9 @@
 // and tears it down always: at Down, on an error during Up, when Up's
 // context is done, and (on Linux) when dbrig itself dies, even by SIGKILL.
 //
-// A Recipe (Etcd, Redis, Postgres, MariaDB, Hazelcast) lays the nodes out in stages; Up starts
-// the stages in order and returns once every node passed its client-level
-// readiness check. A State file lets a later process find and stop the
+// A Recipe (each system's own, in its home driver/NAME) lays the nodes out
+// in stages; Up starts the stages in order and returns once every node
+// passed its client-level readiness check. A State file lets a later process find and stop the
 // cluster by PID.
 package cluster
 
@@ -355,7 +355,7 @@ func (c *Cluster) spawnNode(ctx context.Context, stage int, st Stage, ns *NodeSp
 	}
 	p := &proc{spec: ns, stage: stage, serial: st.StopOneByOne, cmd: cmd, exited: make(chan struct{})}
 	p.node = Node{Name: ns.Name, Role: ns.Role, System: c.system, PID: cmd.Process.Pid,
-		Ports: ns.Ports, Addr: hostPort(ns.Ports["client"]), URL: ns.URL, DataDir: ns.DataDir,
+		Ports: ns.Ports, Addr: HostPort(ns.Ports["client"]), URL: ns.URL, DataDir: ns.DataDir,
 		Log: ns.Log, Binary: ns.Binary, Version: ns.Version,
 		StopSignal: int(stopSignal(ns)), StopLeaderOnly: ns.StopLeaderOnly}
 	if st, err := (nodestat.Proc{}).Stat(p.node.PID); err == nil {

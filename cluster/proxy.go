@@ -11,27 +11,29 @@ type Advertiser interface {
 	Advertise(node, port, addr string) (string, error)
 }
 
-// WithAdvertiser returns r set to advertise through a, and whether r routes
-// peer traffic that way (etcd: members reach each other through the
+// Routable is implemented by recipes whose nodes' peer traffic can be
+// routed through an Advertiser (etcd: members reach each other through the
 // advertised peer URLs; PostgreSQL replicas reach their primary that way).
-// Client traffic of any recipe can go through proxies
-// without the recipe's help: point the driver at them.
+type Routable interface {
+	// Routed returns the recipe set to advertise through a.
+	Routed(a Advertiser) Recipe
+}
+
+// StarPeers is implemented by a Routable recipe whose peer links are not a
+// mesh but each replica's link to its primary, so a partition of the
+// nodes into groups has no links of its own to cut. PartitionHint says
+// what to partition instead.
+type StarPeers interface {
+	PartitionHint() string
+}
+
+// WithAdvertiser returns r set to advertise through a, and whether r routes
+// peer traffic that way (a Routable recipe). Client traffic of any recipe
+// can go through proxies without the recipe's help: point the driver at
+// them.
 func WithAdvertiser(r Recipe, a Advertiser) (Recipe, bool) {
-	switch e := r.(type) {
-	case Etcd:
-		e.Advertise = a
-		return e, true
-	case *Etcd:
-		c := *e
-		c.Advertise = a
-		return c, true
-	case Postgres:
-		e.Advertise = a
-		return e, true
-	case *Postgres:
-		c := *e
-		c.Advertise = a
-		return c, true
+	if rr, ok := r.(Routable); ok {
+		return rr.Routed(a), true
 	}
 	return r, false
 }

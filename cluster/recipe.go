@@ -15,8 +15,9 @@ import (
 
 // A Recipe knows one system: how to lay out its nodes in stages, how to
 // tell each is ready through the system's own client, and which driver
-// properties reach the result. One file per recipe (etcd.go, redis.go,
-// postgres.go, mariadb.go, hazelcast.go).
+// properties reach the result. Each recipe lives in its system's home
+// (driver/etcd/cluster.go, …); optional capabilities are in
+// capability.go, roles.go, elastic.go and proxy.go.
 type Recipe interface {
 	// System names the system ("etcd", "redis", "postgres").
 	System() string
@@ -122,7 +123,7 @@ func (l *Layout) Port(node, name string) (int, error) {
 		if l.taken[p] {
 			return 0, &PortInUseError{Node: node, Name: name, Port: p, Err: fmt.Errorf("given to another node of the cluster")}
 		}
-		ln, err := net.Listen("tcp", hostPort(p))
+		ln, err := net.Listen("tcp", HostPort(p))
 		if err != nil {
 			return 0, &PortInUseError{Node: node, Name: name, Port: p, Err: err}
 		}
@@ -229,10 +230,26 @@ func (l *Layout) Version(bin string, args ...string) string {
 	return strings.TrimSpace(first)
 }
 
-// loopback is the only address nodes listen on and are reached at.
-const loopback = "127.0.0.1"
+// Loopback is the only address nodes listen on and are reached at.
+const Loopback = "127.0.0.1"
 
-func hostPort(port int) string { return net.JoinHostPort(loopback, fmt.Sprint(port)) }
+// HostPort is the address of a node's port on Loopback.
+func HostPort(port int) string { return net.JoinHostPort(Loopback, fmt.Sprint(port)) }
+
+// ValidDatabaseName says whether name can be a database of a recipe:
+// lower-case letters, digits and '_', not starting with a digit, at most 63
+// bytes (it is then the same name, unquoted, in PostgreSQL and MariaDB).
+func ValidDatabaseName(name string) bool {
+	if name == "" || len(name) > 63 || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // ExpandHome turns a leading "~/" of path into the user's home directory
 // (experiment files name binaries in a cache there); any other path is

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 )
 
 // RoleResolver is implemented by recipes whose nodes take roles the system
@@ -79,50 +78,6 @@ func (c *Cluster) resolve(ctx context.Context, target string) ([]Node, error) {
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w %q among the live nodes (targets: %s)", ErrNoTarget, target, strings.Join(c.Targets(), ", "))
-	}
-	return out, nil
-}
-
-// Roles implements RoleResolver: etcd elects a leader among its members.
-func (Etcd) Roles() []string { return []string{"leader", "follower"} }
-
-// Resolve implements RoleResolver by asking every live member for its
-// status: the leader is the member whose id the others name as leader.
-func (Etcd) Resolve(ctx context.Context, nodes []Node, role string) ([]Node, error) {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	var leader uint64
-	ids := map[uint64]Node{}
-	var errs []error
-	for _, n := range nodes {
-		cli, err := etcdClient(ctx, []string{n.Addr})
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		st, err := cli.Status(ctx, n.Addr)
-		cli.Close()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", n.Name, err))
-			continue
-		}
-		ids[st.Header.MemberId] = n
-		if st.Leader != 0 {
-			leader = st.Leader
-		}
-	}
-	if leader == 0 {
-		return nil, fmt.Errorf("%w: no member knows a leader now: %v", ErrNoTarget, errors.Join(errs...))
-	}
-	var out []Node
-	for id, n := range ids {
-		if (role == "leader") == (id == leader) {
-			out = append(out, n)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: no live %s", ErrNoTarget, role)
 	}
 	return out, nil
 }

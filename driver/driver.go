@@ -13,6 +13,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -92,11 +93,49 @@ type OpenFunc func(ctx context.Context, cfg Config) (DB, error)
 // Open reads, declared up front so a typo is caught before anything
 // connects, `dbrig drivers NAME` can list them, and secrets are redacted by
 // their own format wherever they are stored or shown.
+//
+// The rest of what dbrig knows about the system lives in its home too and
+// is reached through the fields below (nil: the system does not have it),
+// never by the system's name.
 type Driver struct {
 	Open  OpenFunc
 	Props []spec.Decl
 	Doc   string // one line: the system and its client library
+	// Clusters are the local clusters dbrig can start of this system, by
+	// recipe name (system.cluster.recipe, `dbrig cluster up RECIPE`).
+	Clusters map[string]ClusterFunc
+	// Embedded is set for a system that runs inside dbrig's process.
+	Embedded *Embedded
+	// Leader asks the running system which member leads it (a Kubernetes
+	// fault's target leader), through the driver's properties.
+	Leader LeaderFunc
 }
+
+// ClusterFunc builds a local cluster recipe from system.cluster's options
+// (or `dbrig cluster up`'s flags). given tells which options were set, by
+// key (nodes, replicas, sentinels, binary, config); an option the system
+// does not have is refused through refuse, by key, so the error points at
+// the file's line or at the flag.
+type ClusterFunc func(c spec.Cluster, given func(key string) bool, refuse func(key, why string) error) (cluster.Recipe, error)
+
+// Embedded describes where an embedded system keeps its data.
+type Embedded struct {
+	// DataProp is the property that keeps the data in files outside the
+	// run's scratch directory (pebble.dir); "" when the data lives in
+	// memory only. Without it the data set lives as long as one driver.
+	DataProp string
+}
+
+// Member is a member of a running system as the system names it: its name
+// and the addresses (URLs, host:port) it is known by.
+type Member struct {
+	Name  string
+	Addrs []string
+}
+
+// LeaderFunc asks the system reached by the driver's properties (key →
+// value) which member leads it now.
+type LeaderFunc func(ctx context.Context, props map[string]string) (Member, error)
 
 // Registry maps a driver name to its Driver. Build one with driver/all.
 type Registry map[string]Driver
@@ -123,6 +162,20 @@ func (r Registry) Names() []string {
 	return names
 }
 
+// Servers lists the registered systems that run as servers, and the
+// embedded ones that keep their data in memory only (no DataProp).
+func (r Registry) Servers() (servers, memory []string) {
+	for _, n := range r.Names() {
+		switch e := r[n].Embedded; {
+		case e == nil:
+			servers = append(servers, n)
+		case e.DataProp == "":
+			memory = append(memory, n)
+		}
+	}
+	return servers, memory
+}
+
 // ScheduleAware is implemented by a DB that wants to know when each operation
 // was meant to start by the load schedule (driver.IntendedStart). The
 // simulated store takes it as the arrival time in its queue model, so the
@@ -144,4 +197,15 @@ func WithIntendedStart(ctx context.Context, t time.Time) context.Context {
 func IntendedStart(ctx context.Context) (time.Time, bool) {
 	t, ok := ctx.Value(intendedKey{}).(time.Time)
 	return t, ok
+}
+
+// FirstGiven is the first of keys that given reports as set, or "": the
+// option a ClusterFunc refuses.
+func FirstGiven(given func(key string) bool, keys ...string) string {
+	for _, k := range keys {
+		if given(k) {
+			return k
+		}
+	}
+	return ""
 }

@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/internal/cpuset"
 	"github.com/dbrig/dbrig/nodestat"
 	"github.com/dbrig/dbrig/results"
@@ -37,19 +35,36 @@ type ClusterPlan struct {
 }
 
 // recipeDrivers are the local clusters dbrig can start, by the name an
-// experiment file gives (system.cluster.recipe); each names the driver that
-// speaks to it.
-var recipeDrivers = map[string]string{"etcd": "etcd", "redis": "redis", "postgres": "postgres",
-	"mariadb": "mysql", "mysql": "mysql", "hazelcast": "hazelcast"}
+// experiment file gives (system.cluster.recipe): each system's home
+// registers its recipes (driver.Driver.Clusters) with the driver that
+// speaks to them.
+func recipeDrivers() map[string]string {
+	out := map[string]string{}
+	for name, d := range all.Registry() {
+		for recipe := range d.Clusters {
+			out[recipe] = name
+		}
+	}
+	return out
+}
 
 // Recipes lists the recipe names, sorted.
-func Recipes() []string {
-	known := make([]string, 0, len(recipeDrivers))
-	for k := range recipeDrivers {
-		known = append(known, k)
+func Recipes() []string { return slices.Sorted(maps.Keys(recipeDrivers())) }
+
+// recipesThat lists the systems whose recipes (with default options) pass
+// can, sorted: what a message offers instead.
+func recipesThat(can func(cluster.Recipe) bool) []string {
+	never := func(string) bool { return false }
+	refuse := func(key, why string) error { return errors.New(why) }
+	seen := map[string]bool{}
+	for _, d := range all.Registry() {
+		for _, build := range d.Clusters {
+			if r, err := build(spec.Cluster{}, never, refuse); err == nil && can(r) {
+				seen[r.System()] = true
+			}
+		}
 	}
-	sort.Strings(known)
-	return known
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // clusterPlan turns an experiment file's system.cluster into a recipe,
@@ -91,7 +106,7 @@ func clusterRecipe(e spec.Experiment) (*ClusterPlan, error) {
 	if name == "" {
 		name = e.System.Driver
 	}
-	drv, ok := recipeDrivers[name]
+	drv, ok := recipeDrivers()[name]
 	if !ok {
 		return nil, e.Errorf("system.cluster.recipe", "no local cluster recipe %q (expected one of %v)", name, Recipes())
 	}
@@ -137,7 +152,7 @@ func clusterRecipe(e spec.Experiment) (*ClusterPlan, error) {
 // recipe and the driver that speaks to it; bad input is an *InputError
 // naming the flag.
 func ClusterRecipe(name string, c spec.Cluster, given func(key string) bool) (cluster.Recipe, string, error) {
-	drv, ok := recipeDrivers[name]
+	drv, ok := recipeDrivers()[name]
 	if !ok {
 		return nil, "", &InputError{Err: fmt.Errorf("no local cluster recipe %q (expected one of %v)", name, Recipes())}
 	}
@@ -169,88 +184,11 @@ func FileCluster(path string, sets []string) (*ClusterPlan, string, error) {
 // recipe builds the recipe name with c's options, refusing (through refuse,
 // by option key) the options the system does not have.
 func recipe(name string, c spec.Cluster, given func(key string) bool, refuse func(key, why string) error) (cluster.Recipe, error) {
-	switch name {
-	case "etcd":
-		if k := firstGiven(given, "replicas", "sentinels"); k != "" {
-			return nil, refuse(k, "etcd has members, not replicas or sentinels: give nodes")
-		}
-		r := cluster.Etcd{Members: c.Nodes, Binary: c.Binary}
-		for _, k := range slices.Sorted(maps.Keys(c.Config)) {
-			r.Args = append(r.Args, fmt.Sprintf("--%s=%s", k, c.Config[k]))
-		}
-		return r, nil
-	case "redis":
-		if given("nodes") {
-			return nil, refuse("nodes", "redis has a primary and replicas: give replicas (and sentinels), not nodes")
-		}
-		if c.Sentinels > 0 && c.Sentinels < 3 {
-			return nil, refuse("sentinels", fmt.Sprintf("%d sentinels cannot agree on a failover: use 0 or at least 3", c.Sentinels))
-		}
-		r := cluster.Redis{Replicas: c.Replicas, Sentinels: c.Sentinels, Binary: c.Binary}
-		for _, k := range slices.Sorted(maps.Keys(c.Config)) {
-			switch k {
-			case "requirepass":
-				// The recipe quotes it, gives it to replicas and sentinels,
-				// and hands it to the driver as redis.password.
-				r.Password = c.Config[k]
-			case "masterauth":
-				return nil, refuse("config", "masterauth is set from requirepass: give requirepass only")
-			default:
-				r.Config = append(r.Config, k+" "+c.Config[k])
-			}
-		}
-		return r, nil
-	case "postgres":
-		if k := firstGiven(given, "nodes", "sentinels"); k != "" {
-			return nil, refuse(k, "postgres has a primary and streaming replicas: give replicas")
-		}
-		r := cluster.Postgres{Replicas: c.Replicas, Settings: c.Config}
-		if c.Binary != "" {
-			// A binary path names its directory: initdb, postgres and
-			// pg_basebackup of one version live together.
-			r.BinDir = c.Binary
-			if st, err := os.Stat(c.Binary); err == nil && !st.IsDir() {
-				r.BinDir = filepath.Dir(c.Binary)
-			}
-		}
-		return r, nil
-	case "mariadb", "mysql":
-		if k := firstGiven(given, "nodes", "replicas", "sentinels"); k != "" {
-			return nil, refuse(k, "the "+name+" recipe is one server: replication is not there yet (give binary and config only)")
-		}
-		return cluster.MariaDB{Binary: c.Binary, Settings: c.Config}, nil
-	case "hazelcast":
-		if k := firstGiven(given, "replicas", "sentinels"); k != "" {
-			return nil, refuse(k, "hazelcast has members, not replicas or sentinels: give nodes")
-		}
-		// binary is the Hazelcast jar: another version side by side.
-		r := cluster.Hazelcast{Members: c.Nodes, Jar: c.Binary}
-		for k, v := range c.Config {
-			switch k {
-			case "cluster-name":
-				r.ClusterName = v
-			case "heap":
-				r.Heap = v
-			default:
-				if r.Settings == nil {
-					r.Settings = map[string]string{}
-				}
-				r.Settings[k] = v
-			}
-		}
-		return r, nil
+	build, ok := all.Registry()[recipeDrivers()[name]].Clusters[name]
+	if !ok {
+		return nil, refuse("recipe", fmt.Sprintf("no local cluster recipe %q (expected one of %v)", name, Recipes()))
 	}
-	return nil, refuse("recipe", fmt.Sprintf("no local cluster recipe %q (expected one of %v)", name, Recipes()))
-}
-
-// firstGiven is the first of keys that was given, or "".
-func firstGiven(given func(string) bool, keys ...string) string {
-	for _, k := range keys {
-		if given(k) {
-			return k
-		}
-	}
-	return ""
+	return build(c, given, refuse)
 }
 
 // up stands the cluster up and points the plan's driver at it.

@@ -194,7 +194,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	stopTraffic := sampleTraffic(wctx, store, runID, nw, nodes, obs.fail)
 	stopGauges := func() {}
 	if len(p.Faults) > 0 {
-		stopGauges = sampleReplication(wctx, store, runID, nodes, obs.fail)
+		stopGauges = sampleGauges(wctx, store, runID, nodes, obs.fail)
 	}
 	stopFaults := func() {}
 	if len(p.Faults) > 0 && (c != nil || kubeInjects(p.Faults)) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver/redis"
 )
 
 // TestRedisSentinelFailover: a whole run through dbrig's own redis driver
@@ -47,7 +47,7 @@ scenario:
 	}
 	const downAfter = time.Second
 	p := b.Runs[0].Plan
-	r := p.Cluster.Recipe.(cluster.Redis)
+	r := p.Cluster.Recipe.(redis.Cluster)
 	r.DownAfter = downAfter
 	p.Cluster.Recipe = r
 	var target string

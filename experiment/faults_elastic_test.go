@@ -13,6 +13,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver/redis"
 
 	"github.com/dbrig/dbrig/inject"
 	"github.com/dbrig/dbrig/run"
@@ -99,7 +100,7 @@ func TestEtcdAddRemoveNode(t *testing.T) {
 func TestRedisAddRemoveReplica(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := cluster.Up(ctx, cluster.Redis{Replicas: 1}, cluster.Options{})
+	c, err := cluster.Up(ctx, redis.Cluster{Replicas: 1}, cluster.Options{})
 	var missing *cluster.BinaryMissingError
 	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
 		t.Skipf("SKIPPED: %v", err)

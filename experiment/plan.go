@@ -171,10 +171,6 @@ func (p *Plan) Outputs() []outfile.Path {
 	return []outfile.Path{{Role: "--hdrlog", Path: p.HDRLog}}
 }
 
-// dataPathProps are the properties that name where a driver keeps its data:
-// no output may be written there.
-var dataPathProps = []string{"sqlite.path", "pebble.dir"}
-
 // Protected are the paths no output may overwrite: the results store (when
 // it is a file) and the run's data paths.
 func (p *Plan) Protected() []outfile.Path {
@@ -182,7 +178,14 @@ func (p *Plan) Protected() []outfile.Path {
 	if f, ok := results.File(p.Store); ok {
 		out = append(out, outfile.Path{Role: "results store", Path: f})
 	}
-	for _, k := range dataPathProps {
+	// Where an embedded driver keeps its data (driver.Embedded.DataProp):
+	// no output may be written there.
+	for _, name := range p.Registry.Names() {
+		e := p.Registry[name].Embedded
+		if e == nil || e.DataProp == "" {
+			continue
+		}
+		k := e.DataProp
 		if v, _, ok := p.Props.Lookup(k); ok && v != "" {
 			out = append(out, outfile.Path{Role: k, Path: v})
 		}
@@ -323,9 +326,13 @@ func (p *Plan) checkDataPaths() error {
 	if !ok {
 		return nil
 	}
-	for _, k := range dataPathProps {
-		if v, _, ok := p.Props.Lookup(k); ok && v != "" {
-			if err := outfile.Overlap(outfile.Path{Role: k, Path: v}, outfile.Path{Role: "results store", Path: f}); err != nil {
+	for _, name := range p.Registry.Names() {
+		e := p.Registry[name].Embedded
+		if e == nil || e.DataProp == "" {
+			continue
+		}
+		if v, _, ok := p.Props.Lookup(e.DataProp); ok && v != "" {
+			if err := outfile.Overlap(outfile.Path{Role: e.DataProp, Path: v}, outfile.Path{Role: "results store", Path: f}); err != nil {
 				return err
 			}
 		}

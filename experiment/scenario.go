@@ -51,9 +51,12 @@ const (
 var knownTargets = map[string]bool{"any": true, "leader": true, "follower": true, "member": true,
 	"primary": true, "replica": true, "sentinel": true}
 
-// peerRecipes are the recipes whose nodes' peer traffic dbrig can route
-// through its proxies (cluster.WithAdvertiser).
-var peerRecipes = map[string]bool{"etcd": true, "postgres": true}
+// routesPeers tells whether dbrig can route the peer traffic of r's nodes
+// through its proxies (cluster.Routable).
+func routesPeers(r cluster.Recipe) bool {
+	_, ok := r.(cluster.Routable)
+	return ok
+}
 
 // entry is one checked scenario entry, before its firings are expanded.
 type entry struct {
@@ -75,12 +78,11 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 	if len(e.Scenario) == 0 {
 		return nil, nil
 	}
-	recipe := ""
-	if e.System.Cluster != nil {
-		recipe = e.System.Cluster.Recipe
-		if recipe == "" {
-			recipe = e.System.Driver
-		}
+	var rec cluster.Recipe // nil: no local cluster
+	if cp, err := clusterRecipe(e); err != nil {
+		return nil, err
+	} else if cp != nil {
+		rec = cp.Recipe
 	}
 	kenv := newKubeEnv(e) // Kubernetes faults (scenario_kube.go) share it
 	var entries []*entry
@@ -95,7 +97,7 @@ func scenarioPlan(e spec.Experiment, measure time.Duration) ([]Injection, error)
 		case e.System.Cluster == nil:
 			return nil, faultErr(e, f, "fault", "a %s fault acts on the nodes of a local cluster: give system.cluster (faults on Kubernetes: %s)", f.Kind, strings.Join(kube.Kinds(), ", "))
 		default:
-			en, err = checkEntry(f, recipe, bad)
+			en, err = checkEntry(f, rec, bad)
 		}
 		if err != nil {
 			return nil, err
@@ -175,7 +177,7 @@ func faultErr(e spec.Experiment, f spec.Fault, key, format string, args ...any) 
 }
 
 // checkEntry checks one scenario entry on its own.
-func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args ...any) error) (*entry, error) {
+func checkEntry(f spec.Fault, rec cluster.Recipe, bad func(key, format string, args ...any) error) (*entry, error) {
 	rate, err := parseRate(f.Rate)
 	if err != nil {
 		return nil, bad("rate", "%v", err)
@@ -207,7 +209,7 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 		}
 	}
 	if elasticFault(f.Kind) {
-		if err := checkElastic(f.Kind, f.Target, recipe, f.For > 0, bad); err != nil {
+		if err := checkElastic(f.Kind, f.Target, rec, f.For > 0, bad); err != nil {
 			return nil, err
 		}
 	}
@@ -224,8 +226,8 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 			if f.Link != "" && f.Link != "peer" {
 				return nil, bad("link", "a partition into groups cuts peer links: leave link out")
 			}
-			if recipe == "postgres" {
-				return nil, bad("groups", "a postgres cluster's peer links are each replica's link to its primary: partition a replica (or the primary, from every replica) with link: peer")
+			if sp, ok := rec.(cluster.StarPeers); ok {
+				return nil, bad("groups", "%s", sp.PartitionHint())
 			}
 			if err := checkGroups(f.Groups); err != nil {
 				return nil, bad("groups", "%v", err)
@@ -233,14 +235,14 @@ func checkEntry(f spec.Fault, recipe string, bad func(key, format string, args .
 			f.Link = "peer"
 		case f.Link == "":
 			f.Link = "client"
-			if f.Kind == "partition" && peerRecipes[recipe] {
+			if f.Kind == "partition" && routesPeers(rec) {
 				f.Link = "peer"
 			}
 		case f.Link != "client" && f.Link != "peer":
 			return nil, bad("link", "%q: expected client (dbrig ↔ the node) or peer (the node ↔ the other nodes)", f.Link)
 		}
-		if f.Link == "peer" && !peerRecipes[recipe] {
-			return nil, bad("link", "the %s recipe's peer traffic does not go through dbrig's proxies (only etcd's and PostgreSQL replication do): use link: client", recipe)
+		if f.Link == "peer" && !routesPeers(rec) {
+			return nil, bad("link", "the %s recipe's peer traffic does not go through dbrig's proxies (only %s's do): use link: client", rec.System(), strings.Join(recipesThat(routesPeers), "'s and "))
 		}
 		if f.For <= 0 {
 			return nil, bad("for", "a %s needs for: how long until it heals", f.Kind)

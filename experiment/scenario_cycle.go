@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
+	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/spec"
 )
 
@@ -15,38 +17,33 @@ import (
 // node mattered (analysis.Spreads). Roles (leader) are not moved: the
 // system decides them.
 
-// memberName is a member name: a recipe prefix and a 1-based number.
-var memberName = regexp.MustCompile(`^(etcd|hz)([0-9]+)$`)
+// memberName is a member name: a prefix and a 1-based number.
+var memberName = regexp.MustCompile(`^(.*?)([0-9]+)$`)
 
-// members is how many numbered members the file's cluster has (0: the
-// recipe has no numbered members).
-func members(e spec.Experiment) int {
-	c := e.System.Cluster
-	if c == nil {
-		return 0
+// members is the name prefix and number of the numbered members of the
+// file's cluster (cluster.Numbered; 0: the recipe has none).
+func members(e spec.Experiment) (prefix string, n int) {
+	cp, err := clusterRecipe(e)
+	if err != nil || cp == nil {
+		return "", 0
 	}
-	recipe := c.Recipe
-	if recipe == "" {
-		recipe = e.System.Driver
+	if nr, ok := cp.Recipe.(cluster.Numbered); ok {
+		return nr.Numbered()
 	}
-	switch recipe {
-	case "etcd", "hazelcast":
-		if c.Nodes > 0 {
-			return c.Nodes
-		}
-		return 3
-	}
-	return 0
+	return "", 0
 }
+
+// hasMembers tells whether r's nodes are numbered members.
+func hasMembers(r cluster.Recipe) bool { _, ok := r.(cluster.Numbered); return ok }
 
 // cycleTargets moves plan's member targets for repetition rep (1-based).
 func cycleTargets(e spec.Experiment, plan []Injection, rep int) ([]Injection, error) {
 	if !e.CycleTargets || len(plan) == 0 {
 		return plan, nil
 	}
-	n := members(e)
+	prefix, n := members(e)
 	if n == 0 {
-		return nil, e.Errorf("cycle_targets", "the %s cluster has no numbered members to cycle through (etcd and hazelcast do)", e.System.Driver)
+		return nil, e.Errorf("cycle_targets", "the %s cluster has no numbered members to cycle through (%s do)", e.System.Driver, strings.Join(recipesThat(hasMembers), " and "))
 	}
 	if e.Repeat < 2 {
 		return nil, e.Errorf("cycle_targets", "cycle_targets moves the fault each repetition: give repeat: 2 or more")
@@ -56,7 +53,7 @@ func cycleTargets(e spec.Experiment, plan []Injection, rep int) ([]Injection, er
 	for i, in := range plan {
 		out[i] = in
 		m := memberName.FindStringSubmatch(in.Target)
-		if m == nil {
+		if m == nil || m[1] != prefix {
 			continue
 		}
 		k, _ := strconv.Atoi(m[2])

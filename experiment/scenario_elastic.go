@@ -13,23 +13,23 @@ import (
 // Elasticity faults: add-node (target: the role of the node to add) and
 // remove-node (target: the node(s) to take out, by name or role), on the
 // recipes whose clusters can change size while they run (cluster.Elastic):
-// etcd (member add/remove) and Redis (a replica of the primary; a removed
-// node is stopped).
+// the recipe's GrowRoles are what add-node can add (etcd: members; Redis: a
+// replica of the primary, and a removed node is stopped).
 // Both are instantaneous: the cluster keeps its new size for the rest of
 // the run.
 
-// growRoles are, per recipe, the roles add-node can add; a recipe listed
-// can also remove nodes.
-var growRoles = map[string][]string{"etcd": {"member"}, "redis": {"replica"}}
+// elastic tells whether r's clusters can change size while they run.
+func elastic(r cluster.Recipe) bool { _, ok := r.(cluster.Elastic); return ok }
 
 func elasticFault(kind string) bool { return kind == "add-node" || kind == "remove-node" }
 
 // checkElastic checks an add-node or remove-node entry.
-func checkElastic(kind, target, recipe string, hasFor bool, bad func(key, format string, args ...any) error) error {
-	roles, ok := growRoles[recipe]
+func checkElastic(kind, target string, rec cluster.Recipe, hasFor bool, bad func(key, format string, args ...any) error) error {
+	el, ok := rec.(cluster.Elastic)
 	if !ok {
-		return bad("fault", "the %s recipe cannot add or remove nodes while it runs (etcd can: members; redis: replicas)", recipe)
+		return bad("fault", "the %s recipe cannot add or remove nodes while it runs (%s can)", rec.System(), strings.Join(recipesThat(elastic), ", "))
 	}
+	roles := el.GrowRoles()
 	if hasFor {
 		return bad("for", "%s is instantaneous: the cluster keeps its new size; leave for out", kind)
 	}
@@ -39,7 +39,7 @@ func checkElastic(kind, target, recipe string, hasFor bool, bad func(key, format
 				return nil
 			}
 		}
-		return bad("target", "%q: add-node's target is the role of the node to add (%s can add: %s)", target, recipe, strings.Join(roles, ", "))
+		return bad("target", "%q: add-node's target is the role of the node to add (%s can add: %s)", target, rec.System(), strings.Join(roles, ", "))
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dbrig/dbrig/driver/hazelcast"
 )
 
 func TestScenarioElasticBadInput(t *testing.T) {
@@ -37,7 +39,7 @@ func TestScenarioElasticBadInput(t *testing.T) {
 	}
 	// Only recipes whose clusters change size take them.
 	bad := func(key, format string, args ...any) error { return fmt.Errorf(key+": "+format, args...) }
-	if err := checkElastic("remove-node", "hz2", "hazelcast", false, bad); err == nil || !strings.HasPrefix(err.Error(), "fault: the hazelcast recipe cannot") {
+	if err := checkElastic("remove-node", "hz2", hazelcast.Cluster{}, false, bad); err == nil || !strings.HasPrefix(err.Error(), "fault: the hazelcast recipe cannot") {
 		t.Errorf("hazelcast remove-node: %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver/etcd"
 	"github.com/dbrig/dbrig/inject/kube"
 	"github.com/dbrig/dbrig/internal/testenv"
 	"github.com/dbrig/dbrig/spec"
@@ -26,7 +26,7 @@ import (
 func TestKubeLeaderEtcd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := cluster.Up(ctx, cluster.Etcd{}, cluster.Options{})
+	c, err := cluster.Up(ctx, etcd.Cluster{}, cluster.Options{})
 	var missing *cluster.BinaryMissingError
 	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
 		t.Skipf("SKIPPED: %v", err)
@@ -36,7 +36,7 @@ func TestKubeLeaderEtcd(t *testing.T) {
 	}
 	t.Cleanup(func() { c.Down(context.Background()) })
 
-	m, err := etcdLeader(ctx, c.Props())
+	m, err := leaderFinder("etcd")(ctx, c.Props())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,27 +101,6 @@ func TestKubePrimaryRedisPostgres(t *testing.T) {
 		p, err := kube.PodOf(ctx, fc, "db", "", m)
 		if err != nil || p.Name != "primary-0" {
 			t.Errorf("%s: primary %+v → pod %q, %v; want primary-0 (IP 127.0.0.1)", tc.driver, m, p.Name, err)
-		}
-	}
-}
-
-func TestRedisRole(t *testing.T) {
-	for _, tc := range []struct {
-		info, want, bad string
-	}{
-		{info: "# Replication\r\nrole:master\r\nconnected_slaves:1\r\n", want: "r:6379"},
-		{info: "# Replication\r\nrole:slave\r\nmaster_host:10.0.0.5\r\nmaster_port:6380\r\n", want: "10.0.0.5:6380"},
-		{info: "role:slave\r\n", bad: "names no master"},
-		{info: "", bad: "role"},
-	} {
-		m, err := redisRole("r:6379", tc.info)
-		switch {
-		case tc.bad != "":
-			if err == nil || !strings.Contains(err.Error(), tc.bad) {
-				t.Errorf("%q: %+v, %v; want an error with %q", tc.info, m, err, tc.bad)
-			}
-		case err != nil || len(m.Addrs) != 1 || m.Addrs[0] != tc.want:
-			t.Errorf("%q: %+v, %v; want %s", tc.info, m, err, tc.want)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver/etcd"
 	"github.com/dbrig/dbrig/inject"
 	"github.com/dbrig/dbrig/run"
 )
@@ -25,7 +26,7 @@ func routedEtcd(t *testing.T) (*cluster.Cluster, *network, map[string]string) {
 	t.Helper()
 	nw := newNetwork(1)
 	t.Cleanup(nw.close)
-	r, ok := cluster.WithAdvertiser(cluster.Etcd{}, nw)
+	r, ok := cluster.WithAdvertiser(etcd.Cluster{}, nw)
 	if !ok {
 		t.Fatal("etcd takes no advertiser")
 	}

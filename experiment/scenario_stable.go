@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/run"
@@ -15,10 +16,10 @@ import (
 // response-time p99 within the baseline band and no failed operation (a
 // missing key or a lost compare-and-swap is the workload's doing and does
 // not count). The band is the calm before the run's first fault: the mean
-// of its per-second p99s + 2σ, and at least 10 % above the mean (when no
-// fault fired yet: the seconds before the fault was armed). The
-// injector sees the seconds as the runner reports them (it is a run.Observer
-// behind the store).
+// of its per-second p99s + 2σ (analysis.CalmBound, the impact's rule), and
+// at least 10 % above the mean (when no fault fired yet: the seconds before
+// the fault was armed). The injector sees the seconds as the runner reports
+// them (it is a run.Observer behind the store).
 
 // sample is one second of the measure phase.
 type sample struct {
@@ -44,7 +45,7 @@ func (in *injector) Interval(iv measure.Interval) {
 		failed += op.Errors - op.Classes[string(errclass.Conflict)] - op.Classes[string(errclass.NotFound)]
 	}
 	in.mu.Lock()
-	in.samples = append(in.samples, sample{end: iv.End, p99: h.ValueAtQuantile(99), failed: failed})
+	in.samples = append(in.samples, sample{end: iv.End, p99: measure.Percentile(h, 99), failed: failed})
 	in.mu.Unlock()
 }
 
@@ -70,17 +71,8 @@ func (in *injector) band(armed time.Time) (int64, bool) {
 	if len(p) < minBaseline {
 		return 0, false
 	}
-	var sum float64
-	for _, v := range p {
-		sum += v
-	}
-	mean := sum / float64(len(p))
-	var ss float64
-	for _, v := range p {
-		ss += (v - mean) * (v - mean)
-	}
-	sd := math.Sqrt(ss / float64(len(p)))
-	return int64(math.Ceil(max(mean+2*sd, 1.1*mean))), true
+	mean, sd := analysis.MeanSD(p)
+	return max(analysis.CalmBound(mean, sd), int64(math.Ceil(1.1*mean))), true
 }
 
 // isStable tells whether the seconds that ended after armed cover the last

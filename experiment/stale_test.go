@@ -14,6 +14,7 @@ import (
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/all"
+	"github.com/dbrig/dbrig/driver/postgres"
 	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -178,7 +179,7 @@ func TestStaleReadsOnPostgresReplica(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := cluster.Up(ctx, cluster.Postgres{Replicas: 1, Settings: map[string]string{"fsync": "off"}}, cluster.Options{})
+	c, err := cluster.Up(ctx, postgres.Cluster{Replicas: 1, Settings: map[string]string{"fsync": "off"}}, cluster.Options{})
 	var missing *cluster.BinaryMissingError
 	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
 		t.Skipf("SKIPPED: %v", err)

@@ -15,19 +15,14 @@ import (
 // sampleTraffic stores, once a second, the bytes each node's client proxy
 // forwarded over that second (results.NodeTraffic), from which analysis
 // computes each node's share of the traffic around every fault. A driver
-// that reaches nodes the proxies do not front (Redis through Sentinel
-// reaches the primary directly; Hazelcast's smart client connects to the
-// member addresses the cluster announces) shows only what went through.
+// that reaches nodes the proxies do not front (cluster.ProxyBypasser)
+// would show only what went through, so its traffic is not sampled.
 
 // bypassesProxies tells the clusters whose driver reaches nodes that
 // dbrig's client proxies do not front.
 func bypassesProxies(nodes []cluster.Node) bool {
-	for _, n := range nodes {
-		if n.Role == "sentinel" || n.System == "hazelcast" {
-			return true
-		}
-	}
-	return false
+	b, ok := nodesRecipe(nodes).(cluster.ProxyBypasser)
+	return ok && b.BypassesProxies(nodes)
 }
 
 // trafficCounts are the counters of every client proxy now.

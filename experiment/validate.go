@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/driver/sim"
 	"github.com/dbrig/dbrig/measure"
 )
@@ -50,7 +51,7 @@ type ValidationReport struct {
 // options is one of the two runs: model "open" or "closed".
 func (v Validation) options(store, model string) Options {
 	o := Options{
-		Driver: "sim", Store: store, Model: model, Arrival: "constant", MaxBacklog: 1_000_000, Seed: 1,
+		Driver: all.Sim, Store: store, Model: model, Arrival: "constant", MaxBacklog: 1_000_000, Seed: 1,
 		LoadBatch: 100, Name: "validate-" + model, Tags: []string{"validate"},
 		Command:   "dbrig validate (" + model + " loop)",
 		PropFiles: []string{"workloadc"},

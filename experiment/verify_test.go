@@ -12,6 +12,7 @@ import (
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/all"
+	"github.com/dbrig/dbrig/driver/redis"
 	"github.com/dbrig/dbrig/errclass"
 	"github.com/dbrig/dbrig/inject"
 	"github.com/dbrig/dbrig/results"
@@ -102,7 +103,7 @@ func TestTracker(t *testing.T) {
 func TestLostWritesRedis(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := cluster.Up(ctx, cluster.Redis{}, cluster.Options{})
+	c, err := cluster.Up(ctx, redis.Cluster{}, cluster.Options{})
 	var missing *cluster.BinaryMissingError
 	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
 		t.Skipf("SKIPPED: %v", err)

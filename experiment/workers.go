@@ -17,6 +17,7 @@ import (
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
+	"github.com/dbrig/dbrig/workload/timeseries"
 	"github.com/dbrig/dbrig/workload/tpcc"
 )
 
@@ -73,10 +74,13 @@ func (p *Plan) WorkersUnsupported() error {
 		return &InputError{Err: fmt.Errorf("workers: verify is not supported with workers yet")}
 	case tpcc.Is(p.Props):
 		return &InputError{Err: fmt.Errorf("workers: TPC-C is not supported with workers yet (its loader and warehouses are not split into shares)")}
+	case timeseries.Is(p.Props) || timeseries.IsDevops(p.Props):
+		return &InputError{Err: fmt.Errorf("workers: the time-series workloads are not supported with workers yet (every worker would write the same series and times)")}
 	case p.insertsWhileRunning() && !p.LoadOnly:
 		return &InputError{Err: fmt.Errorf("workers: insertproportion > 0 is not supported with workers yet: every worker would insert the same new keys")}
-	case p.Driver == "sqlite" || p.Driver == "pebble":
-		return &InputError{Err: fmt.Errorf("workers: driver %s keeps its data in one process's files; workers need a server (redis, postgres, mysql, etcd, hazelcast) or sim/null", p.Driver)}
+	case p.Registry[p.Driver].Embedded != nil && p.Registry[p.Driver].Embedded.DataProp != "":
+		servers, memory := p.Registry.Servers()
+		return &InputError{Err: fmt.Errorf("workers: driver %s keeps its data in one process's files; workers need a server (%s) or %s", p.Driver, strings.Join(servers, ", "), strings.Join(memory, "/"))}
 	}
 	return nil
 }

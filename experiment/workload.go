@@ -11,13 +11,21 @@ import (
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/spec"
 	"github.com/dbrig/dbrig/workload"
+	"github.com/dbrig/dbrig/workload/timeseries"
 	"github.com/dbrig/dbrig/workload/tpcc"
 	"github.com/dbrig/dbrig/workload/ycsb"
 )
 
 // newWorkload builds the workload the properties choose: TPC-C for
-// workload=tpcc (-P tpcc), else YCSB's CoreWorkload.
+// workload=tpcc (-P tpcc), a time-series workload (YCSB's
+// TimeSeriesWorkload, devops), else YCSB's CoreWorkload.
 func newWorkload(props *spec.Props) (workload.Workload, []string, error) {
+	if w, ok, err := timeseries.Choose(props); ok {
+		if err != nil {
+			return nil, nil, err
+		}
+		return w, unimplementedWarning(props), nil
+	}
 	if tpcc.Is(props) {
 		props.Declare(tpcc.Props()...)
 		w, err := tpcc.New(props)
@@ -30,23 +38,33 @@ func newWorkload(props *spec.Props) (workload.Workload, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var warnings []string
-	if ignored := ycsb.Unimplemented(props); len(ignored) > 0 {
-		warnings = append(warnings, fmt.Sprintf("YCSB properties dbrig does not implement, ignored: %s (dbrig's own outputs: --hdrlog, --json, the results store)", strings.Join(ignored, ", ")))
-	}
-	return w, warnings, nil
+	return w, unimplementedWarning(props), nil
 }
 
-// builtinFile returns a built-in property file: YCSB's workloads, tpcc.
+// unimplementedWarning names the YCSB properties set that dbrig ignores.
+func unimplementedWarning(props *spec.Props) []string {
+	if ignored := ycsb.Unimplemented(props); len(ignored) > 0 {
+		return []string{fmt.Sprintf("YCSB properties dbrig does not implement, ignored: %s (dbrig's own outputs: --hdrlog, --json, the results store)", strings.Join(ignored, ", "))}
+	}
+	return nil
+}
+
+// builtinFile returns a built-in property file: YCSB's workloads, its
+// time-series workloads and devops, tpcc.
 func builtinFile(name string) ([]byte, bool) {
 	if b, ok := ycsb.Builtin(name); ok {
+		return b, true
+	}
+	if b, ok := timeseries.Builtin(name); ok {
 		return b, true
 	}
 	return tpcc.Builtin(name)
 }
 
 // builtinNames lists the built-in property files.
-func builtinNames() []string { return append(ycsb.BuiltinNames(), tpcc.Name) }
+func builtinNames() []string {
+	return append(append(ycsb.BuiltinNames(), timeseries.BuiltinNames()...), tpcc.Name)
+}
 
 // prepareWorkload lets a workload that sets its data set up itself
 // (workload.Preparer) do so; handled is false for the others. A data set

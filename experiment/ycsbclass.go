@@ -6,23 +6,10 @@ import (
 	"strings"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/spec"
 	"github.com/dbrig/dbrig/workload/tpcc"
 )
-
-// ycsbBindings maps YCSB's db= class names to the dbrig driver that drives
-// the same system the same way. A class not here is refused: benchmarking
-// another system than the file names would be a figure for what did not
-// happen.
-var ycsbBindings = map[string]string{
-	"site.ycsb.db.RedisClient":        "redis",
-	"com.yahoo.ycsb.db.RedisClient":   "redis",
-	"site.ycsb.BasicDB":               "null",
-	"com.yahoo.ycsb.BasicDB":          "null",
-	"site.ycsb.db.HazelcastClient":    "hazelcast",
-	"site.ycsb.db.etcd.EtcdClient":    "etcd",
-	"site.ycsb.db.PostgreNoSQLClient": "postgres",
-}
 
 // coreWorkloads are YCSB's names of the workload dbrig implements.
 var coreWorkloads = map[string]bool{
@@ -48,14 +35,15 @@ func chooseDriver(given string, p *spec.Props, reg driver.Registry) (string, err
 	v, _, ok := p.Lookup("db")
 	if !ok || v == "" {
 		if given == "" {
-			return "pebble", nil
+			return all.Default, nil
 		}
 		return given, nil
 	}
-	name, mapped := ycsbBindings[v]
+	bindings := all.YCSBBindings()
+	name, mapped := bindings[v]
 	if !mapped {
 		if _, own := reg[v]; !own {
-			return "", p.Errorf("db", "a dbrig driver (%s) or a YCSB binding class dbrig has a driver for (%s); choose the driver with --driver", strings.Join(reg.Names(), ", "), strings.Join(sortedKeys(ycsbBindings), ", "))
+			return "", p.Errorf("db", "a dbrig driver (%s) or a YCSB binding class dbrig has a driver for (%s); choose the driver with --driver", strings.Join(reg.Names(), ", "), strings.Join(sortedKeys(bindings), ", "))
 		}
 		name = v
 	}

@@ -30,6 +30,21 @@ const (
 	PhaseMeasure = "measure"
 )
 
+// Phases returns the phase names in the order a run performs them: the
+// one list of them (merges, reports and event streams follow it).
+func Phases() []string { return []string{PhaseLoad, PhaseWarmup, PhaseMeasure} }
+
+// PhaseRank is p's place in Phases (0 for the load phase), or -1 when p
+// names no phase.
+func PhaseRank(p string) int {
+	for i, ph := range Phases() {
+		if ph == p {
+			return i
+		}
+	}
+	return -1
+}
+
 // Interval is one second (the last one may be shorter) of measurements.
 type Interval struct {
 	Phase   string

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver/mysql"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/results"
 )
@@ -21,7 +22,7 @@ import (
 // second experiment's inserts hit keys the first one inserted and fail
 // (errors=0), and reads of the first one's keys are not what it reads.
 func TestRateClusterWithImages(t *testing.T) {
-	if _, _, err := cluster.Plan(cluster.MariaDB{}, nil); err != nil {
+	if _, _, err := cluster.Plan(mysql.Cluster{}, nil); err != nil {
 		var missing *cluster.BinaryMissingError
 		if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
 			t.Skipf("SKIPPED: %v", err)
@@ -32,7 +33,7 @@ func TestRateClusterWithImages(t *testing.T) {
 	r, err := Rate(context.Background(), Options{
 		Base: experiment.Options{Driver: "mysql", Store: store, PropFiles: []string{"workloadd"},
 			Props:   []string{"recordcount=1000", "dataintegrity=true"},
-			Cluster: &experiment.ClusterPlan{Recipe: cluster.MariaDB{}}},
+			Cluster: &experiment.ClusterPlan{Recipe: mysql.Cluster{}}},
 		SLA: mustSLA(t, "p99<5s", "errors=0"), Step: time.Second, SLADuration: time.Second,
 		Start: 100, Max: 200, Reset: ResetSnapshot,
 		Votes: 1, Warmup: -1, MinTail: -1, // the resets are under test here, not the verdicts

@@ -15,21 +15,18 @@ import (
 // resetLoad marks the experiment that loaded the data set first (ζ).
 const resetLoad = "load"
 
-// dataPath names, per embedded driver, the property that keeps its data
-// outside the run's scratch directory; without it the data set lives only
-// as long as one experiment's driver, and only reload can work.
-var dataPath = map[string]string{"pebble": "pebble.dir", "sqlite": "sqlite.path", "sim": "", "null": ""}
-
-// ephemeralData tells whether the plan's data set disappears with its driver.
+// ephemeralData tells whether the plan's data set disappears with its
+// driver: an embedded system's (driver.Embedded) unless its DataProp keeps
+// the data outside the run's scratch directory; then only reload can work.
 func ephemeralData(p *experiment.Plan) bool {
-	key, embedded := dataPath[p.Driver]
-	if !embedded {
+	e := p.Registry[p.Driver].Embedded
+	if e == nil {
 		return false
 	}
-	if key == "" {
+	if e.DataProp == "" {
 		return true
 	}
-	v, _, ok := p.Props.Lookup(key)
+	v, _, ok := p.Props.Lookup(e.DataProp)
 	return !ok || v == ""
 }
 
@@ -86,8 +83,8 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 	}
 	why := ""
 	switch {
-	case r.ephemeral && dataPath[first.Driver] != "":
-		why = fmt.Sprintf("the data of %s lives in each run's scratch directory (give -p %s=PATH to keep it between experiments)", first.Driver, dataPath[first.Driver])
+	case r.ephemeral && first.Registry[first.Driver].Embedded.DataProp != "":
+		why = fmt.Sprintf("the data of %s lives in each run's scratch directory (give -p %s=PATH to keep it between experiments)", first.Driver, first.Registry[first.Driver].Embedded.DataProp)
 	case r.ephemeral:
 		why = fmt.Sprintf("the data of %s lives only as long as one experiment", first.Driver)
 	case r.table == "":

@@ -3,6 +3,8 @@ package rating
 import (
 	"fmt"
 	"math"
+
+	"github.com/dbrig/dbrig/analysis"
 )
 
 // Spread is where a rating's runs contradicted each other: a run failed at
@@ -41,13 +43,14 @@ func spread(steps []Step) *Spread {
 	if math.IsInf(lo, 1) {
 		return nil
 	}
-	return &Spread{Low: lo, High: hi, Relative: (hi - lo) / lo}
+	return &Spread{Low: lo, High: hi, Relative: analysis.RelativeSpread(lo, hi)}
 }
 
 // wider says whether the spread is wider than the precision asked: then
-// the answer cannot be trusted to it.
+// the answer cannot be trusted to it (analysis.SpreadWider, the rule
+// reports apply to a stored rating).
 func (s *Spread) wider(precision float64) bool {
-	return s != nil && s.Relative > precision+1e-9
+	return s != nil && analysis.SpreadWider(s.Relative, precision)
 }
 
 // describe says what the spread means for the answer.

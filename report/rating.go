@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/results"
 )
@@ -166,8 +167,8 @@ func ratingSpread(r results.Rating) (rel float64, wider, ok bool) {
 	if r.SpreadLow == nil || r.SpreadHigh == nil || *r.SpreadLow <= 0 {
 		return 0, false, false
 	}
-	rel = (*r.SpreadHigh - *r.SpreadLow) / *r.SpreadLow
-	return rel, rel > r.Precision+1e-9, true
+	rel = analysis.RelativeSpread(*r.SpreadLow, *r.SpreadHigh)
+	return rel, analysis.SpreadWider(rel, r.Precision), true
 }
 
 func contains(list []string, s string) bool {

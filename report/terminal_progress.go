@@ -52,10 +52,8 @@ func Progress(iv measure.Interval, elapsed, eta time.Duration) string {
 	return strings.Join(parts, " | ")
 }
 
-// lagP99 is the interval's dispatch lag p99 (0 without operations).
+// lagP99 is the interval's dispatch lag p99 (0 without operations), by
+// nearest rank as every dbrig percentile.
 func lagP99(iv measure.Interval) int64 {
-	if iv.Lag == nil {
-		return 0
-	}
-	return iv.Lag.ValueAtPercentile(99)
+	return measure.Percentile(iv.Lag, 99)
 }

@@ -33,9 +33,9 @@ type storeAddr struct {
 func parseStoreAddr(addr string) (storeAddr, error) {
 	lower := strings.ToLower(addr)
 	switch {
-	case strings.HasPrefix(lower, "postgres://"), strings.HasPrefix(lower, "postgresql://"):
+	case spec.IsPostgresURL(addr):
 		return storeAddr{dialect: postgresDialect, dsn: addr, name: spec.RedactURL(addr)}, nil
-	case isConninfo(addr):
+	case spec.IsConnInfo(addr):
 		name := spec.RedactConnInfo(addr)
 		if name == spec.Redacted {
 			return storeAddr{}, fmt.Errorf("results store %s: expected keyword=value pairs (values with spaces in single quotes)", name)
@@ -91,19 +91,4 @@ func sqliteDSN(pathOrURI string) string {
 		sep = "&"
 	}
 	return pathOrURI + sep + params.Encode()
-}
-
-// conninfoKeys are libpq's connection keywords; a store address that starts
-// with one of them and '=' is a PostgreSQL keyword/value string, not a file.
-var conninfoKeys = map[string]bool{
-	"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true,
-	"password": true, "passfile": true, "connect_timeout": true, "options": true,
-	"application_name": true, "sslmode": true, "sslcert": true, "sslkey": true,
-	"sslrootcert": true, "sslpassword": true, "target_session_attrs": true,
-	"service": true, "client_encoding": true,
-}
-
-func isConninfo(s string) bool {
-	key, _, ok := strings.Cut(strings.TrimLeft(s, " \t\n"), "=")
-	return ok && conninfoKeys[strings.TrimSpace(key)]
 }

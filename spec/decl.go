@@ -97,6 +97,30 @@ func RedactConnInfo(v string) string {
 	return b.String()
 }
 
+// IsPostgresURL tells whether s is a PostgreSQL URL: postgres://… or
+// postgresql://…, the scheme in any case.
+func IsPostgresURL(s string) bool {
+	lower := strings.ToLower(s)
+	return strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://")
+}
+
+// IsConnInfo tells whether s is meant as libpq's keyword/value form: it
+// starts with one of libpq's connection keywords and '=' (whether the rest
+// parses, RedactConnInfo tells).
+func IsConnInfo(s string) bool {
+	key, _, ok := strings.Cut(strings.TrimLeft(s, " \t\n"), "=")
+	if !ok {
+		return false
+	}
+	switch strings.TrimSpace(key) {
+	case "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "connect_timeout", "options",
+		"application_name", "sslmode", "sslcert", "sslkey", "sslrootcert", "sslpassword", "target_session_attrs",
+		"service", "client_encoding":
+		return true
+	}
+	return false
+}
+
 // parseConnInfo splits libpq's key = value form.
 func parseConnInfo(s string) ([][2]string, bool) {
 	var out [][2]string

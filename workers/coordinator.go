@@ -812,8 +812,6 @@ type phaseEvents struct {
 	lastEnd          time.Time            // of the last phase that ended
 }
 
-var phaseOrder = []string{measure.PhaseLoad, measure.PhaseWarmup, measure.PhaseMeasure}
-
 func (p *phaseEvents) start(ev run.Event) {
 	if !p.started[ev.Name] {
 		p.started[ev.Name] = true
@@ -829,7 +827,7 @@ func (p *phaseEvents) end(ev run.Event) {
 
 // flush emits what is due, in phase order.
 func (p *phaseEvents) flush(st []*workerState) {
-	for _, ph := range phaseOrder {
+	for _, ph := range measure.Phases() {
 		if ev, ok := p.queued[ph]; ok {
 			if ev.Time.Before(p.lastEnd) {
 				// Workers skew by milliseconds: the phase before ends

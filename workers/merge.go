@@ -53,17 +53,13 @@ func newMerger(n int, emit func(measure.Interval)) *merger {
 	return m
 }
 
-// phaseIndex orders phases as a run performs them.
+// phaseIndex orders phases as a run performs them (measure.Phases), a name
+// that is no phase after them all.
 func phaseIndex(p string) int {
-	switch p {
-	case measure.PhaseLoad:
-		return 0
-	case measure.PhaseWarmup:
-		return 1
-	case measure.PhaseMeasure:
-		return 2
+	if i := measure.PhaseRank(p); i >= 0 {
+		return i
 	}
-	return 3
+	return len(measure.Phases())
 }
 
 // addWire merges worker w's interval from the wire, decoding it straight

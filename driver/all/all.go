@@ -16,6 +16,19 @@ import (
 	"github.com/dbrig/dbrig/driver/sqlite"
 )
 
+// Drivers orchestration names without a user naming them.
+const (
+	// Default is the driver a run uses when none is named: an embedded
+	// store, so a first run needs no server.
+	Default = "pebble"
+	// Sim is the simulated store of known capacity `dbrig validate`
+	// checks the harness against.
+	Sim = "sim"
+	// Null is the driver that does nothing: the harness's own ceiling
+	// (`dbrig selftest`) and a plan resolved only for its properties.
+	Null = "null"
+)
+
 // Registry returns a fresh registry of all drivers; callers may add to it.
 // One line per driver, in alphabetical order.
 func Registry() driver.Registry {

@@ -2,6 +2,7 @@ package all
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 
 func TestRegistryOpensEveryDriver(t *testing.T) {
 	reg := Registry()
-	for _, name := range []string{"null", "pebble", "sim"} {
+	for _, name := range []string{Null, Default, Sim} {
 		if !slices.Contains(reg.Names(), name) {
 			t.Errorf("registry lacks %q: %v", name, reg.Names())
 		}
@@ -102,5 +103,31 @@ func TestDriversDeclareWhatTheyRead(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every recipe builds with no options given, and the system it names is a
+// recipe name too: orchestration finds a running cluster's recipe by its
+// nodes' system (experiment's nodesRecipe).
+func TestRecipesNameTheirSystem(t *testing.T) {
+	reg := Registry()
+	never := func(string) bool { return false }
+	refuse := func(key, why string) error { return fmt.Errorf("%s: %s", key, why) }
+	n := 0
+	for _, name := range reg.Names() {
+		for recipe, build := range reg[name].Clusters {
+			r, err := build(spec.Cluster{}, never, refuse)
+			if err != nil {
+				t.Errorf("%s recipe %s with no options: %v", name, recipe, err)
+				continue
+			}
+			if _, ok := reg[name].Clusters[r.System()]; !ok {
+				t.Errorf("%s recipe %s: System() %q is not one of the driver's recipe names", name, recipe, r.System())
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no recipes registered")
 	}
 }

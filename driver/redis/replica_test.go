@@ -35,7 +35,7 @@ func TestReadAddrReplicaStale(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := cluster.Up(ctx, cluster.Redis{Replicas: 1}, cluster.Options{})
+	c, err := cluster.Up(ctx, redis.Cluster{Replicas: 1}, cluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestRueidisSentinel(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r := cluster.Redis{Replicas: 1, Sentinels: 3}
+	r := redis.Cluster{Replicas: 1, Sentinels: 3}
 	c, err := cluster.Up(ctx, r, cluster.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -453,29 +453,7 @@ func writeBenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOut
 }
 
 // describeRecipe says what a local cluster will be.
-func describeRecipe(r cluster.Recipe) string {
-	switch r := r.(type) {
-	case cluster.Etcd:
-		n := r.Members
-		if n == 0 {
-			n = 3 // the recipe's default
-		}
-		return fmt.Sprintf("etcd × %d", n)
-	case cluster.Redis:
-		return fmt.Sprintf("redis primary + %d replicas + %d sentinels", r.Replicas, r.Sentinels)
-	case cluster.Postgres:
-		return fmt.Sprintf("postgres primary + %d streaming replicas", r.Replicas)
-	case cluster.MariaDB:
-		return "mariadb, one server"
-	case cluster.Hazelcast:
-		n := r.Members
-		if n == 0 {
-			n = 3
-		}
-		return fmt.Sprintf("hazelcast × %d members", n)
-	}
-	return r.System()
-}
+func describeRecipe(r cluster.Recipe) string { return cluster.Describe(r) }
 
 // limitsOf turns an experiment file's verdicts into analysis limits.
 func limitsOf(vs []spec.Verdict) []analysis.Limit {

@@ -258,33 +258,22 @@ func withRecipeExtras(r cluster.Recipe, dbs []string, pwEnv string) (cluster.Rec
 			return nil, usagef("dbrig cluster up: --password-env %s: the variable is not set or empty", pwEnv)
 		}
 	}
-	switch c := r.(type) {
-	case cluster.Postgres:
-		c.Databases = append(c.Databases, dbs...)
-		if pw != "" {
-			c.Password = pw
-		}
-		return c, nil
-	case cluster.MariaDB:
-		c.Databases = append(c.Databases, dbs...)
-		if pw != "" {
-			c.Password = pw
-		}
-		return c, nil
-	case cluster.Redis:
-		if len(dbs) > 0 {
-			return nil, usagef("dbrig cluster up: --database: redis has numbered databases, none to create")
-		}
-		if pw != "" {
-			c.Password = pw
-		}
-		return c, nil
-	}
 	if len(dbs) > 0 {
-		return nil, usagef("dbrig cluster up: --database: the %s recipe has no databases to create", r.System())
+		dc, ok := r.(cluster.DatabaseCreator)
+		if !ok {
+			return nil, usagef("dbrig cluster up: --database: the %s recipe has no databases to create", r.System())
+		}
+		var err error
+		if r, err = dc.WithDatabases(dbs); err != nil {
+			return nil, usagef("dbrig cluster up: --database: %v", err)
+		}
 	}
 	if pw != "" {
-		return nil, usagef("dbrig cluster up: --password-env: the %s recipe has no password", r.System())
+		pr, ok := r.(cluster.Passworded)
+		if !ok {
+			return nil, usagef("dbrig cluster up: --password-env: the %s recipe has no password", r.System())
+		}
+		r = pr.WithPassword(pw)
 	}
 	return r, nil
 }

@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/workload/timeseries"
 	"github.com/dbrig/dbrig/workload/tpcc"
 	"github.com/dbrig/dbrig/workload/ycsb"
 )
@@ -34,13 +36,21 @@ func propertyNames() []string {
 			seen[d.Key] = true
 		}
 	}
-	if p, err := experiment.Resolve(experiment.Options{Driver: "null"}); err == nil {
+	if p, err := experiment.Resolve(experiment.Options{Driver: all.Null}); err == nil {
 		for _, k := range p.Props.Looked() {
 			seen[k] = true
 		}
 	}
 	for _, d := range tpcc.Props() {
 		seen[d.Key] = true
+	}
+	for _, d := range timeseries.DevopsProps() {
+		seen[d.Key] = true
+	}
+	if p, err := experiment.Resolve(experiment.Options{Driver: all.Null, PropFiles: []string{"tsworkload_template"}}); err == nil {
+		for _, k := range p.Props.Looked() {
+			seen[k] = true
+		}
 	}
 	out := make([]string, 0, len(seen))
 	for k := range seen {
@@ -75,7 +85,7 @@ func writeBashCompletion(w io.Writer) error {
 	for i, p := range props {
 		props[i] = p + "="
 	}
-	workloads := append(slices.Clone(ycsb.BuiltinNames()), tpcc.Name)
+	workloads := append(append(slices.Clone(ycsb.BuiltinNames()), timeseries.BuiltinNames()...), tpcc.Name)
 	_, err := fmt.Fprintf(w, `# bash completion for dbrig: source <(dbrig completion bash)
 _dbrig() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/analysis"
+	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
@@ -41,10 +42,10 @@ type runFlags struct {
 }
 
 func (f *runFlags) define(fs *flag.FlagSet, withRun bool) {
-	fs.Var(&f.propFiles, "P", "YCSB property file, or a built-in workload name (workloada … workloadf, custom); repeatable")
+	fs.Var(&f.propFiles, "P", "YCSB property file, or a built-in workload name (workloada … workloadf, custom, tpcc, tsworkloada, tsworkload_template, devops); repeatable")
 	fs.Var(&f.props, "p", "property key=value, overrides -P; repeatable")
-	fs.StringVar(&f.driver, "driver", "pebble", "system to drive: "+strings.Join(registry().Names(), ", "))
-	fs.StringVar(&f.driver, "db", "pebble", "alias of --driver (YCSB)")
+	fs.StringVar(&f.driver, "driver", all.Default, "system to drive: "+strings.Join(registry().Names(), ", "))
+	fs.StringVar(&f.driver, "db", all.Default, "alias of --driver (YCSB)")
 	fs.IntVar(&f.clients, "clients", 1, "concurrent clients (open model: size of the client pool); property threadcount")
 	fs.IntVar(&f.clients, "threads", 1, "alias of --clients (YCSB)")
 	fs.StringVar(&f.store, "store", "", "results database: a SQLite path or postgres://… (default: per-user data path)")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/machine"
 	"github.com/dbrig/dbrig/measure"
@@ -408,7 +409,7 @@ func nullWorkload(ctx context.Context) (driver.DB, *ycsb.Workload, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("selftest: %w", err)
 	}
-	db, err := registry().Open(ctx, "null", driver.Config{Props: props})
+	db, err := registry().Open(ctx, all.Null, driver.Config{Props: props})
 	if err != nil {
 		return nil, nil, fmt.Errorf("selftest: %w", err)
 	}

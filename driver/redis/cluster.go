@@ -1,24 +1,29 @@
-package cluster
+package redis
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/spec"
 )
 
-// Redis is one primary ("redis-primary"), Replicas replicas
+// Cluster is the recipe of one primary ("redis-primary"), Replicas replicas
 // ("redis-replica1".."N") and Sentinels sentinels ("sentinel1".."N", 0 or
 // >= 3 to have a quorum) monitoring the primary as MasterName. No
 // persistence unless Config says otherwise; a password only if Password is
 // set.
-type Redis struct {
+type Cluster struct {
 	Replicas   int
 	Sentinels  int
 	MasterName string // default "mymaster"
@@ -37,23 +42,23 @@ type Redis struct {
 	DownAfter time.Duration
 }
 
-func (Redis) System() string { return "redis" }
+func (Cluster) System() string { return "redis" }
 
-func (r Redis) master() string {
+func (r Cluster) master() string {
 	if r.MasterName != "" {
 		return r.MasterName
 	}
 	return "mymaster"
 }
 
-func (r Redis) downAfter() time.Duration {
+func (r Cluster) downAfter() time.Duration {
 	if r.DownAfter > 0 {
 		return r.DownAfter
 	}
 	return 5 * time.Second
 }
 
-func (r Redis) Layout(l *Layout) ([]Stage, error) {
+func (r Cluster) Layout(l *cluster.Layout) ([]cluster.Stage, error) {
 	bin, err := l.Binary("redis", r.Binary, "apt-get install redis-server", "redis-server")
 	if err != nil {
 		return nil, err
@@ -65,7 +70,7 @@ func (r Redis) Layout(l *Layout) ([]Stage, error) {
 	if _, v, ok := strings.Cut(version, "v="); ok {
 		version, _, _ = strings.Cut(v, " ")
 	}
-	node := func(name, role string, extra ...string) (*NodeSpec, error) {
+	node := func(name, role string, extra ...string) (*cluster.NodeSpec, error) {
 		port, err := l.Port(name, "client")
 		if err != nil {
 			return nil, err
@@ -73,13 +78,13 @@ func (r Redis) Layout(l *Layout) ([]Stage, error) {
 		dir := l.NodeDir(name)
 		conf := filepath.Join(dir, "redis.conf")
 		lines := append([]string{
-			"bind " + loopback, "port " + strconv.Itoa(port), "protected-mode yes",
+			"bind " + cluster.Loopback, "port " + strconv.Itoa(port), "protected-mode yes",
 			"daemonize no", "dir " + dir, `logfile ""`, `save ""`, "appendonly no",
 		}, extra...)
-		return &NodeSpec{
+		return &cluster.NodeSpec{
 			Name: name, Role: role, Binary: bin, Version: version,
 			Args: []string{conf}, DataDir: dir, Log: l.LogPath(name),
-			Ports: map[string]int{"client": port}, URL: "redis://" + hostPort(port),
+			Ports: map[string]int{"client": port}, URL: "redis://" + cluster.HostPort(port),
 			Files: map[string]string{conf: strings.Join(lines, "\n") + "\n"},
 		}, nil
 	}
@@ -94,13 +99,13 @@ func (r Redis) Layout(l *Layout) ([]Stage, error) {
 		return nil, err
 	}
 	primary.Ready = func(ctx context.Context) error { return redisPing(ctx, primary.Ports["client"], r.Password) }
-	stages := []Stage{{Name: "primary", Nodes: []*NodeSpec{primary}}}
+	stages := []cluster.Stage{{Name: "primary", Nodes: []*cluster.NodeSpec{primary}}}
 	pport := primary.Ports["client"]
 	if r.Replicas > 0 {
-		st := Stage{Name: "replicas"}
+		st := cluster.Stage{Name: "replicas"}
 		for i := 1; i <= r.Replicas; i++ {
 			rep, err := node(fmt.Sprintf("redis-replica%d", i), "replica",
-				append(append([]string{fmt.Sprintf("replicaof %s %d", loopback, pport)}, auth...), r.Config...)...)
+				append(append([]string{fmt.Sprintf("replicaof %s %d", cluster.Loopback, pport)}, auth...), r.Config...)...)
 			if err != nil {
 				return nil, err
 			}
@@ -111,17 +116,17 @@ func (r Redis) Layout(l *Layout) ([]Stage, error) {
 	}
 	if r.Sentinels > 0 {
 		sbin, args := bin, []string{"--sentinel"}
-		if p := filepath.Join(filepath.Dir(bin), "redis-sentinel"); executable(p) == nil {
+		if p := filepath.Join(filepath.Dir(bin), "redis-sentinel"); isExecutable(p) {
 			sbin, args = p, nil
 		} else if p, err := exec.LookPath("redis-sentinel"); err == nil && r.Binary == "" {
 			sbin, args = p, nil
 		}
 		quorum := r.Sentinels/2 + 1
-		st := Stage{Name: "sentinels"}
+		st := cluster.Stage{Name: "sentinels"}
 		for i := 1; i <= r.Sentinels; i++ {
 			// Sentinel rewrites its config file: it must be its own, writable.
 			lines := []string{
-				fmt.Sprintf("sentinel monitor %s %s %d %d", r.master(), loopback, pport, quorum),
+				fmt.Sprintf("sentinel monitor %s %s %d %d", r.master(), cluster.Loopback, pport, quorum),
 				fmt.Sprintf("sentinel down-after-milliseconds %s %d", r.master(), r.downAfter().Milliseconds()),
 				fmt.Sprintf("sentinel failover-timeout %s 60000", r.master())}
 			if r.Password != "" {
@@ -132,8 +137,8 @@ func (r Redis) Layout(l *Layout) ([]Stage, error) {
 				return nil, err
 			}
 			s.Binary, s.Args = sbin, append(s.Args, args...)
-			s.URL = "redis-sentinel://" + hostPort(s.Ports["client"])
-			want := hostPort(pport)
+			s.URL = "redis-sentinel://" + cluster.HostPort(s.Ports["client"])
+			want := cluster.HostPort(pport)
 			s.Ready = func(ctx context.Context) error {
 				return sentinelReady(ctx, s.Ports["client"], r.master(), want, r.Sentinels-1, r.Replicas)
 			}
@@ -146,7 +151,7 @@ func (r Redis) Layout(l *Layout) ([]Stage, error) {
 
 // Props point the driver at the primary; with sentinels, also at them, so
 // the driver follows a failover (redis.sentinels, redis.master).
-func (r Redis) Props(nodes []Node) map[string]string {
+func (r Cluster) Props(nodes []cluster.Node) map[string]string {
 	var m map[string]string
 	var sents []string
 	for _, n := range nodes {
@@ -188,8 +193,8 @@ func redisConfQuote(s string) string {
 	return b.String()
 }
 
-func redisClient(port int, password string) *redis.Client {
-	return redis.NewClient(&redis.Options{Addr: hostPort(port), Password: password, MaxRetries: -1, PoolSize: 1})
+func redisClient(port int, password string) *goredis.Client {
+	return goredis.NewClient(&goredis.Options{Addr: cluster.HostPort(port), Password: password, MaxRetries: -1, PoolSize: 1})
 }
 
 func redisPing(ctx context.Context, port int, password string) error {
@@ -216,7 +221,7 @@ func redisReplicaUp(ctx context.Context, port int, password string) error {
 // sentinelReady: the sentinel names the primary, and has found the other
 // sentinels and the replicas (what a failover needs).
 func sentinelReady(ctx context.Context, port int, master, want string, others, replicas int) error {
-	c := redis.NewSentinelClient(&redis.Options{Addr: hostPort(port), MaxRetries: -1, PoolSize: 1})
+	c := goredis.NewSentinelClient(&goredis.Options{Addr: cluster.HostPort(port), MaxRetries: -1, PoolSize: 1})
 	defer c.Close()
 	addr, err := c.GetMasterAddrByName(ctx, master).Result()
 	if err != nil {
@@ -239,3 +244,55 @@ func sentinelReady(ctx context.Context, port int, master, want string, others, r
 }
 
 func hostPortS(h, p string) string { return h + ":" + p }
+
+// isExecutable: p is a file the current user may run.
+func isExecutable(p string) bool { _, err := exec.LookPath(p); return err == nil }
+
+// newCluster builds the Redis recipe from system.cluster's options.
+func newCluster(c spec.Cluster, given func(string) bool, refuse func(key, why string) error) (cluster.Recipe, error) {
+	if given("nodes") {
+		return nil, refuse("nodes", "redis has a primary and replicas: give replicas (and sentinels), not nodes")
+	}
+	if c.Sentinels > 0 && c.Sentinels < 3 {
+		return nil, refuse("sentinels", fmt.Sprintf("%d sentinels cannot agree on a failover: use 0 or at least 3", c.Sentinels))
+	}
+	r := Cluster{Replicas: c.Replicas, Sentinels: c.Sentinels, Binary: c.Binary}
+	for _, k := range slices.Sorted(maps.Keys(c.Config)) {
+		switch k {
+		case "requirepass":
+			// The recipe quotes it, gives it to replicas and sentinels,
+			// and hands it to the driver as redis.password.
+			r.Password = c.Config[k]
+		case "masterauth":
+			return nil, refuse("config", "masterauth is set from requirepass: give requirepass only")
+		default:
+			r.Config = append(r.Config, k+" "+c.Config[k])
+		}
+	}
+	return r, nil
+}
+
+// Describe says what the cluster will be.
+func (r Cluster) Describe() string {
+	return fmt.Sprintf("redis primary + %d replicas + %d sentinels", r.Replicas, r.Sentinels)
+}
+
+// BypassesProxies implements cluster.ProxyBypasser: through Sentinel the
+// driver reaches the primary at the address the sentinels give.
+func (Cluster) BypassesProxies(nodes []cluster.Node) bool {
+	for _, n := range nodes {
+		if n.Role == "sentinel" {
+			return true
+		}
+	}
+	return false
+}
+
+// WithDatabases implements cluster.DatabaseCreator: there are none to
+// create.
+func (Cluster) WithDatabases([]string) (cluster.Recipe, error) {
+	return nil, errors.New("redis has numbered databases, none to create")
+}
+
+// WithPassword implements cluster.Passworded (requirepass).
+func (r Cluster) WithPassword(pw string) cluster.Recipe { r.Password = pw; return r }

@@ -1,4 +1,4 @@
-package cluster
+package mysql
 
 import (
 	"context"
@@ -11,36 +11,40 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-sql-driver/mysql"
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/spec"
 )
 
-// MariaDB is one MariaDB server ("mariadb") from Debian's mariadb-server:
+// Cluster is the recipe of one MariaDB server ("mariadb") from Debian's mariadb-server:
 // mariadb-install-db initialises its data dir, and an init file creates
 // user dbrig (password Password) with database dbrig (and Databases) at
 // every start. It listens on 127.0.0.1 only, its
 // socket in its own dir. Run as root, the server and its setup run as the
 // OS user mysql (or, where there is none, mariadbd is told --user=root).
-type MariaDB struct {
+type Cluster struct {
 	// Binary is mariadbd's path (default mariadbd or mysqld on $PATH);
 	// mariadb-install-db is taken from beside it, else from $PATH.
 	Binary   string
-	Password string            // of user dbrig; default "dbrig-secret" (loopback only)
+	Password string            // of user dbrig; default "dbrig-secret" (cluster.Loopback only)
 	Settings map[string]string // server options, --name=value
 	// Databases are made besides dbrig (user dbrig may use them all; it
-	// may also make databases named dbrig_…). Names as ValidDatabaseName.
+	// may also make databases named dbrig_…). Names as cluster.ValidDatabaseName.
 	Databases []string
 }
 
-func (MariaDB) System() string { return "mariadb" }
+func (Cluster) System() string { return "mariadb" }
 
-func (m MariaDB) password() string {
+func (m Cluster) password() string {
 	if m.Password != "" {
 		return m.Password
 	}
 	return "dbrig-secret"
 }
 
-func (m MariaDB) Layout(l *Layout) ([]Stage, error) {
+func (m Cluster) Layout(l *cluster.Layout) ([]cluster.Stage, error) {
 	const install = "apt-get install mariadb-server"
 	bin, err := l.Binary("mariadb", m.Binary, install, "mariadbd", "mysqld")
 	if err != nil {
@@ -75,7 +79,7 @@ func (m MariaDB) Layout(l *Layout) ([]Stage, error) {
 	args := append([]string{"--no-defaults"}, userArgs...)
 	args = append(args, "--datadir="+data, "--socket="+filepath.Join(nd, "mysqld.sock"),
 		"--pid-file="+filepath.Join(nd, "mariadbd.pid"), "--port="+strconv.Itoa(port),
-		"--bind-address="+loopback, "--skip-name-resolve", "--init-file="+initFile)
+		"--bind-address="+cluster.Loopback, "--skip-name-resolve", "--init-file="+initFile)
 	keys := make([]string, 0, len(m.Settings))
 	for k := range m.Settings {
 		keys = append(keys, k)
@@ -87,34 +91,34 @@ func (m MariaDB) Layout(l *Layout) ([]Stage, error) {
 	pw := m.password()
 	var extra strings.Builder
 	for _, db := range m.Databases {
-		if !ValidDatabaseName(db) {
+		if !cluster.ValidDatabaseName(db) {
 			return nil, fmt.Errorf("cluster: mariadb: database name %q: expected lower-case letters, digits and _", db)
 		}
-		fmt.Fprintf(&extra, "CREATE DATABASE IF NOT EXISTS `%[1]s`;\nGRANT ALL PRIVILEGES ON `%[1]s`.* TO 'dbrig'@'%[2]s';\n", db, loopback)
+		fmt.Fprintf(&extra, "CREATE DATABASE IF NOT EXISTS `%[1]s`;\nGRANT ALL PRIVILEGES ON `%[1]s`.* TO 'dbrig'@'%[2]s';\n", db, cluster.Loopback)
 	}
-	ns := &NodeSpec{
+	ns := &cluster.NodeSpec{
 		Name: name, Role: "primary", Binary: bin, Version: version, Args: args,
 		DataDir: nd, Log: l.LogPath(name), User: osUser, Durable: true,
-		Ports: map[string]int{"client": port}, URL: fmt.Sprintf("mysql://%s/dbrig", hostPort(port)),
+		Ports: map[string]int{"client": port}, URL: fmt.Sprintf("mysql://%s/dbrig", cluster.HostPort(port)),
 		// Idempotent, run by the server itself at every start: no root login
 		// (socket authentication) is needed from dbrig.
 		Files: map[string]string{initFile: fmt.Sprintf(
 			"CREATE DATABASE IF NOT EXISTS dbrig;\n"+
 				"CREATE USER IF NOT EXISTS 'dbrig'@'%[1]s' IDENTIFIED BY %[2]s;\n"+
 				"GRANT ALL PRIVILEGES ON dbrig.* TO 'dbrig'@'%[1]s';\n"+
-				"GRANT ALL PRIVILEGES ON `dbrig\\_%%`.* TO 'dbrig'@'%[1]s';\n", loopback, sqlQuote(pw)) + extra.String()},
+				"GRANT ALL PRIVILEGES ON `dbrig\\_%%`.* TO 'dbrig'@'%[1]s';\n", cluster.Loopback, sqlQuote(pw)) + extra.String()},
 	}
-	ns.Setup = func(ctx context.Context, run RunFunc) error {
+	ns.Setup = func(ctx context.Context, run cluster.RunFunc) error {
 		return run(ctx, installDB, append(append([]string{"--no-defaults"}, userArgs...),
 			"--datadir="+data, "--auth-root-authentication-method=socket", "--skip-test-db")...)
 	}
 	dsn := mariaDBDSN(port, pw)
 	ns.Ready = func(ctx context.Context) error { return mysqlPing(ctx, dsn) }
-	return []Stage{{Name: "server", Nodes: []*NodeSpec{ns}}}, nil
+	return []cluster.Stage{{Name: "server", Nodes: []*cluster.NodeSpec{ns}}}, nil
 }
 
-// Props: mysql.dsn as user dbrig on database dbrig.
-func (m MariaDB) Props(nodes []Node) map[string]string {
+// Props: gomysql.dsn as user dbrig on database dbrig.
+func (m Cluster) Props(nodes []cluster.Node) map[string]string {
 	for _, n := range nodes {
 		if n.Role == "primary" {
 			return map[string]string{"mysql.dsn": mariaDBDSN(n.Ports["client"], m.password())}
@@ -124,8 +128,8 @@ func (m MariaDB) Props(nodes []Node) map[string]string {
 }
 
 func mariaDBDSN(port int, pw string) string {
-	c := mysql.NewConfig()
-	c.User, c.Passwd, c.Net, c.Addr, c.DBName = "dbrig", pw, "tcp", hostPort(port), "dbrig"
+	c := gomysql.NewConfig()
+	c.User, c.Passwd, c.Net, c.Addr, c.DBName = "dbrig", pw, "tcp", cluster.HostPort(port), "dbrig"
 	return c.FormatDSN()
 }
 
@@ -143,3 +147,26 @@ func mysqlPing(ctx context.Context, dsn string) error {
 	var one int
 	return db.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
+
+// clusterNamed builds the MariaDB recipe from system.cluster's options;
+// name is the recipe name the file gives (mariadb or mysql).
+func clusterNamed(name string) driver.ClusterFunc {
+	return func(c spec.Cluster, given func(string) bool, refuse func(key, why string) error) (cluster.Recipe, error) {
+		if k := driver.FirstGiven(given, "nodes", "replicas", "sentinels"); k != "" {
+			return nil, refuse(k, "the "+name+" recipe is one server: replication is not there yet (give binary and config only)")
+		}
+		return Cluster{Binary: c.Binary, Settings: c.Config}, nil
+	}
+}
+
+// Describe says what the cluster will be.
+func (Cluster) Describe() string { return "mariadb, one server" }
+
+// WithDatabases implements cluster.DatabaseCreator.
+func (m Cluster) WithDatabases(names []string) (cluster.Recipe, error) {
+	m.Databases = append(m.Databases, names...)
+	return m, nil
+}
+
+// WithPassword implements cluster.Passworded: the password of user dbrig.
+func (m Cluster) WithPassword(pw string) cluster.Recipe { m.Password = pw; return m }

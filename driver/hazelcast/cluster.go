@@ -1,6 +1,7 @@
-package cluster
+package hazelcast
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,16 +18,20 @@ import (
 	hzcluster "github.com/hazelcast/hazelcast-go-client/cluster"
 	"github.com/hazelcast/hazelcast-go-client/logger"
 	"github.com/hazelcast/hazelcast-go-client/types"
+
+	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/spec"
 )
 
-// Hazelcast is a cluster of Members open-source Hazelcast members (default
+// Cluster is the recipe of Members open-source Hazelcast members (default
 // 3), named hz1..N, each a JVM running the Hazelcast jar (Java 17), joined
 // by TCP-IP on 127.0.0.1 only.
 // The jar comes from Maven Central into a cache (see Jar). One port per
 // member, "client" (members and clients share it).
-type Hazelcast struct {
+type Cluster struct {
 	Members int    // default 3
-	Version string // of com.hazelcast:hazelcast; default DefaultHazelcastVersion
+	Version string // of com.hazelcast:hazelcast; default DefaultVersion
 	// Jar is the Hazelcast jar to run; empty: the Version from Maven
 	// Central, cached in CacheDir and checked by its SHA-1.
 	Jar      string
@@ -39,31 +44,31 @@ type Hazelcast struct {
 	ClusterName string
 }
 
-func (h Hazelcast) clusterName(dir string) string {
+func (h Cluster) clusterName(dir string) string {
 	if h.ClusterName != "" {
 		return h.ClusterName
 	}
 	return hazelcastClusterName(dir)
 }
 
-// DefaultHazelcastVersion is the Hazelcast that runs unless told otherwise:
+// DefaultVersion is the Hazelcast that runs unless told otherwise:
 // the one the Go client and the test servers are checked against.
-const DefaultHazelcastVersion = "5.5.0"
+const DefaultVersion = "5.5.0"
 
-func (Hazelcast) System() string { return "hazelcast" }
+func (Cluster) System() string { return "hazelcast" }
 
-func (h Hazelcast) version() string {
+func (h Cluster) version() string {
 	if h.Version != "" {
 		return h.Version
 	}
-	return DefaultHazelcastVersion
+	return DefaultVersion
 }
 
 // Members start in parallel, but a JVM and Hazelcast's join take 10-20 s
 // each on two busy cores.
 const hazelcastReadyTimeout = 2 * time.Minute
 
-func (h Hazelcast) Layout(l *Layout) ([]Stage, error) {
+func (h Cluster) Layout(l *cluster.Layout) ([]cluster.Stage, error) {
 	java, err := l.Binary("hazelcast", "", "apt-get install openjdk-17-jre-headless", "java")
 	if err != nil {
 		return nil, err
@@ -71,7 +76,7 @@ func (h Hazelcast) Layout(l *Layout) ([]Stage, error) {
 	jar, url := h.Jar, ""
 	if jar != "" {
 		if err := readable(jar); err != nil {
-			return nil, &BinaryMissingError{System: "hazelcast", Binary: jar, Err: err}
+			return nil, &cluster.BinaryMissingError{System: "hazelcast", Binary: jar, Err: err}
 		}
 	} else if jar, url, err = mavenJar(h.CacheDir, "com.hazelcast", "hazelcast", h.version()); err != nil {
 		return nil, err
@@ -92,7 +97,7 @@ func (h Hazelcast) Layout(l *Layout) ([]Stage, error) {
 		if ports[i], err = l.Port(names[i], "client"); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(&memberList, "          - %s\n", hostPort(ports[i]))
+		fmt.Fprintf(&memberList, "          - %s\n", cluster.HostPort(ports[i]))
 	}
 	name := h.clusterName(l.Dir)
 	var props strings.Builder
@@ -108,12 +113,12 @@ func (h Hazelcast) Layout(l *Layout) ([]Stage, error) {
 	if h.Jar != "" {
 		version = "" // unknown until a member logs it
 	}
-	st := Stage{Name: "members", ReadyTimeout: hazelcastReadyTimeout}
+	st := cluster.Stage{Name: "members", ReadyTimeout: hazelcastReadyTimeout}
 	var addrs []string
 	for i, node := range names {
 		dir := l.NodeDir(node)
 		conf := filepath.Join(dir, "hazelcast.yaml")
-		ns := &NodeSpec{
+		ns := &cluster.NodeSpec{
 			Name: node, Role: "member", Binary: java, Version: version,
 			DataDir: dir, Log: l.LogPath(node), Ports: map[string]int{"client": ports[i]},
 			Files: map[string]string{conf: hazelcastConfig(name, ports[i], memberList.String(), props.String())},
@@ -129,7 +134,7 @@ func (h Hazelcast) Layout(l *Layout) ([]Stage, error) {
 		if i == 0 && url != "" {
 			// The first member's setup fetches the jar (once, into the
 			// cache) before any member starts: members start in order.
-			ns.Setup = func(ctx context.Context, _ RunFunc) error {
+			ns.Setup = func(ctx context.Context, _ cluster.RunFunc) error {
 				_, err := fetchMavenJar(ctx, jar, url)
 				return err
 			}
@@ -137,14 +142,14 @@ func (h Hazelcast) Layout(l *Layout) ([]Stage, error) {
 		port := ports[i]
 		ns.Ready = func(ctx context.Context) error { return hazelcastHealthy(ctx, port, n) }
 		st.Nodes = append(st.Nodes, ns)
-		addrs = append(addrs, hostPort(port))
+		addrs = append(addrs, cluster.HostPort(port))
 	}
 	st.Ready = func(ctx context.Context) error { return hazelcastClientSees(ctx, name, addrs, n) }
-	return []Stage{st}, nil
+	return []cluster.Stage{st}, nil
 }
 
 // Props: every member's address and the cluster name.
-func (h Hazelcast) Props(nodes []Node) map[string]string {
+func (h Cluster) Props(nodes []cluster.Node) map[string]string {
 	var addrs []string
 	for _, n := range nodes {
 		addrs = append(addrs, n.Addr)
@@ -209,7 +214,7 @@ func hazelcastConfig(name string, port int, members, props string) string {
 // hazelcastHealthy: the member's health endpoint reports it active in an
 // active, safe cluster of n members.
 func hazelcastHealthy(ctx context.Context, port, n int) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+hostPort(port)+"/hazelcast/health", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+cluster.HostPort(port)+"/hazelcast/health", nil)
 	if err != nil {
 		return err
 	}
@@ -286,3 +291,39 @@ func hazelcastClientSees(ctx context.Context, name string, addrs []string, n int
 	}
 	return nil
 }
+
+// newCluster builds the Hazelcast recipe from system.cluster's options.
+func newCluster(c spec.Cluster, given func(string) bool, refuse func(key, why string) error) (cluster.Recipe, error) {
+	if k := driver.FirstGiven(given, "replicas", "sentinels"); k != "" {
+		return nil, refuse(k, "hazelcast has members, not replicas or sentinels: give nodes")
+	}
+	// binary is the Hazelcast jar: another version side by side.
+	r := Cluster{Members: c.Nodes, Jar: c.Binary}
+	for k, v := range c.Config {
+		switch k {
+		case "cluster-name":
+			r.ClusterName = v
+		case "heap":
+			r.Heap = v
+		default:
+			if r.Settings == nil {
+				r.Settings = map[string]string{}
+			}
+			r.Settings[k] = v
+		}
+	}
+	return r, nil
+}
+
+// Numbered implements cluster.Numbered: members hz1..N.
+func (h Cluster) Numbered() (prefix string, n int) { return "hz", cmp.Or(max(h.Members, 0), 3) }
+
+// Describe says what the cluster will be.
+func (h Cluster) Describe() string {
+	_, n := h.Numbered()
+	return fmt.Sprintf("hazelcast × %d members", n)
+}
+
+// BypassesProxies implements cluster.ProxyBypasser: the smart client
+// connects to the member addresses the cluster announces.
+func (Cluster) BypassesProxies([]cluster.Node) bool { return true }

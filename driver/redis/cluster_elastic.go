@@ -1,4 +1,4 @@
-package cluster
+package redis
 
 import (
 	"context"
@@ -7,20 +7,22 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/redis/go-redis/v9"
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/dbrig/dbrig/cluster"
 )
 
 // GrowRoles implements Elastic: Redis adds replicas.
-func (Redis) GrowRoles() []string { return []string{"replica"} }
+func (Cluster) GrowRoles() []string { return []string{"replica"} }
 
 // Grow implements Elastic: a replica of the primary now (the one the
 // sentinels name, after a failover; else the node started as primary),
 // configured like the others; ready when its link to the primary is up.
-func (r Redis) Grow(l *Layout, live []Node, role, name string) (*NodeSpec, error) {
+func (r Cluster) Grow(l *cluster.Layout, live []cluster.Node, role, name string) (*cluster.NodeSpec, error) {
 	if role != "replica" {
 		return nil, fmt.Errorf("redis adds replicas, not %ss", role)
 	}
-	var server *Node
+	var server *cluster.Node
 	var sentinels []string
 	for i, n := range live {
 		switch n.Role {
@@ -47,22 +49,22 @@ func (r Redis) Grow(l *Layout, live []Node, role, name string) (*NodeSpec, error
 	}
 	dir := l.NodeDir(name)
 	conf := filepath.Join(dir, "redis.conf")
-	lines := []string{"bind " + loopback, "port " + strconv.Itoa(port), "protected-mode yes",
+	lines := []string{"bind " + cluster.Loopback, "port " + strconv.Itoa(port), "protected-mode yes",
 		"daemonize no", "dir " + dir, `logfile ""`, `save ""`, "appendonly no"}
 	if r.Password != "" {
 		lines = append(lines, "requirepass "+redisConfQuote(r.Password), "masterauth "+redisConfQuote(r.Password))
 	}
 	lines = append(lines, r.Config...)
-	ns := &NodeSpec{
+	ns := &cluster.NodeSpec{
 		Name: name, Role: "replica", Binary: server.Binary, Version: server.Version,
 		Args: []string{conf}, DataDir: dir, Log: l.LogPath(name),
-		Ports: map[string]int{"client": port}, URL: "redis://" + hostPort(port),
+		Ports: map[string]int{"client": port}, URL: "redis://" + cluster.HostPort(port),
 		Files: map[string]string{conf: strings.Join(lines, "\n") + "\n"},
 	}
-	ns.Setup = func(ctx context.Context, _ RunFunc) error {
+	ns.Setup = func(ctx context.Context, _ cluster.RunFunc) error {
 		addr := primary
 		if len(sentinels) > 0 {
-			c := redis.NewSentinelClient(&redis.Options{Addr: sentinels[0], MaxRetries: -1, PoolSize: 1})
+			c := goredis.NewSentinelClient(&goredis.Options{Addr: sentinels[0], MaxRetries: -1, PoolSize: 1})
 			hp, err := c.GetMasterAddrByName(ctx, r.master()).Result()
 			c.Close()
 			if err == nil && len(hp) == 2 {
@@ -82,4 +84,4 @@ func (r Redis) Grow(l *Layout, live []Node, role, name string) (*NodeSpec, error
 
 // Shrink implements Elastic: a replica leaves by stopping (the sentinels
 // then list it as down).
-func (Redis) Shrink(context.Context, []Node, Node) error { return nil }
+func (Cluster) Shrink(context.Context, []cluster.Node, cluster.Node) error { return nil }

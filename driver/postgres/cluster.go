@@ -1,4 +1,4 @@
-package cluster
+package postgres
 
 import (
 	"context"
@@ -14,20 +14,24 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/spec"
 )
 
-// Postgres is a primary ("pg-primary") and Replicas streaming replicas
+// Cluster is the recipe of a primary ("pg-primary") and Replicas streaming replicas
 // ("pg-replica1".."N") made with pg_basebackup -R. The superuser is
 // postgres; the role dbrig (login, password Password) owns database dbrig
 // and any further Databases. Servers listen on 127.0.0.1 only,
 // with no Unix socket. Run as root, every PostgreSQL program runs as the OS
 // user postgres (PostgreSQL refuses root) and data dirs belong to it.
-type Postgres struct {
+type Cluster struct {
 	Replicas int
 	// BinDir holds initdb, postgres and pg_basebackup; default the newest
 	// /usr/lib/postgresql/*/bin, else $PATH.
 	BinDir   string
-	Password string            // of postgres and dbrig; default "dbrig-secret" (loopback only)
+	Password string            // of postgres and dbrig; default "dbrig-secret" (cluster.Loopback only)
 	Settings map[string]string // -c name=value for every server (e.g. fsync=off)
 	OSUser   string            // default "postgres"
 	// Databases are made besides dbrig, owned by role dbrig (for example
@@ -38,29 +42,14 @@ type Postgres struct {
 	// through an address it gives: Advertise(replica, "upstream", primary)
 	// (a fault proxy of its own in front of the primary), written into the
 	// replica's primary_conninfo, so a replica can be cut from its primary.
-	Advertise Advertiser
+	Advertise cluster.Advertiser
 }
 
-// ValidDatabaseName says whether name can be a database of a recipe:
-// lower-case letters, digits and '_', not starting with a digit, at most 63
-// bytes (it is then the same name, unquoted, in PostgreSQL and MariaDB).
-func ValidDatabaseName(name string) bool {
-	if name == "" || len(name) > 63 || name[0] >= '0' && name[0] <= '9' {
-		return false
-	}
-	for _, c := range name {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func (p Cluster) databases() []string { return append([]string{"dbrig"}, p.Databases...) }
 
-func (p Postgres) databases() []string { return append([]string{"dbrig"}, p.Databases...) }
+func (Cluster) System() string { return "postgres" }
 
-func (Postgres) System() string { return "postgres" }
-
-func (p Postgres) password() string {
+func (p Cluster) password() string {
 	if p.Password != "" {
 		return p.Password
 	}
@@ -81,7 +70,7 @@ func pgBinDir() string {
 	return dirs[len(dirs)-1]
 }
 
-func (p Postgres) Layout(l *Layout) ([]Stage, error) {
+func (p Cluster) Layout(l *cluster.Layout) ([]cluster.Stage, error) {
 	const install = "apt-get install postgresql"
 	dir := p.BinDir
 	if dir == "" {
@@ -104,7 +93,7 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 		version, _, _ = strings.Cut(v, " ")
 	}
 	for _, db := range p.Databases {
-		if !ValidDatabaseName(db) {
+		if !cluster.ValidDatabaseName(db) {
 			return nil, fmt.Errorf("cluster: postgres: database name %q: expected lower-case letters, digits and _", db)
 		}
 	}
@@ -113,14 +102,14 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 		osUser = "postgres"
 	}
 	pw := p.password()
-	node := func(name, role string) (*NodeSpec, error) {
+	node := func(name, role string) (*cluster.NodeSpec, error) {
 		port, err := l.Port(name, "client")
 		if err != nil {
 			return nil, err
 		}
 		nd := l.NodeDir(name)
 		args := []string{"-D", filepath.Join(nd, "data"), "-p", strconv.Itoa(port),
-			"-c", "listen_addresses=" + loopback, "-c", "unix_socket_directories=",
+			"-c", "listen_addresses=" + cluster.Loopback, "-c", "unix_socket_directories=",
 			// cluster_name is also a replica's application_name in pg_stat_replication.
 			"-c", "cluster_name=" + name}
 		keys := make([]string, 0, len(p.Settings))
@@ -131,7 +120,7 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 		for _, k := range keys {
 			args = append(args, "-c", k+"="+p.Settings[k])
 		}
-		return &NodeSpec{
+		return &cluster.NodeSpec{
 			Name: name, Role: role, Binary: bins["postgres"], Version: version, Args: args,
 			DataDir: nd, Log: l.LogPath(name), User: osUser, Durable: true,
 			Ports: map[string]int{"client": port}, URL: pgURL("dbrig", pw, port, "dbrig"),
@@ -147,7 +136,7 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 	pport := primary.Ports["client"]
 	pwfile := filepath.Join(primary.DataDir, "pwfile")
 	primary.Files = map[string]string{pwfile: pw + "\n"}
-	primary.Setup = func(ctx context.Context, run RunFunc) error {
+	primary.Setup = func(ctx context.Context, run cluster.RunFunc) error {
 		err := run(ctx, bins["initdb"], "-D", filepath.Join(primary.DataDir, "data"), "-U", "postgres",
 			"-E", "UTF8", "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256",
 			"--pwfile="+pwfile, "--no-sync")
@@ -156,7 +145,7 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 	}
 	superURL := func(port int) string { return pgURL("postgres", pw, port, "postgres") }
 	primary.Ready = func(ctx context.Context) error { return pgQuery(ctx, superURL(pport), "SELECT 1") }
-	stages := []Stage{{Name: "primary", Nodes: []*NodeSpec{primary},
+	stages := []cluster.Stage{{Name: "primary", Nodes: []*cluster.NodeSpec{primary},
 		Ready: func(ctx context.Context) error { return pgSetupRole(ctx, superURL(pport), pw, p.databases()) }}}
 	// Where each replica reaches its primary (its primary_conninfo).
 	upstream := map[string][2]string{}
@@ -169,7 +158,7 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 		upstream[name] = [2]string{host, port}
 	}
 	if p.Replicas > 0 {
-		st := Stage{Name: "replicas"}
+		st := cluster.Stage{Name: "replicas"}
 		for i := 1; i <= p.Replicas; i++ {
 			rep, err := node(fmt.Sprintf("pg-replica%d", i), "replica")
 			if err != nil {
@@ -179,7 +168,7 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 			// line (where ps and the node's log would show it); the server
 			// itself reads it from primary_conninfo.
 			rep.SetupEnv = []string{"PGPASSWORD=" + pw}
-			rep.Setup = func(ctx context.Context, run RunFunc) error {
+			rep.Setup = func(ctx context.Context, run cluster.RunFunc) error {
 				// -R writes primary_conninfo (with the password) and standby.signal.
 				return run(ctx, bins["pg_basebackup"], "-D", filepath.Join(rep.DataDir, "data"),
 					"-R", "-X", "stream", "-c", "fast", "--no-sync",
@@ -197,11 +186,11 @@ func (p Postgres) Layout(l *Layout) ([]Stage, error) {
 
 // upstream is the host and port a replica reaches its primary at: the
 // primary's own, or the address Advertise gives.
-func (p Postgres) upstream(replica string, pport int) (host, port string, err error) {
+func (p Cluster) upstream(replica string, pport int) (host, port string, err error) {
 	if p.Advertise == nil {
-		return loopback, strconv.Itoa(pport), nil
+		return cluster.Loopback, strconv.Itoa(pport), nil
 	}
-	addr, err := p.Advertise.Advertise(replica, "upstream", hostPort(pport))
+	addr, err := p.Advertise.Advertise(replica, "upstream", cluster.HostPort(pport))
 	if err != nil {
 		return "", "", fmt.Errorf("cluster: postgres: route %s's replication: %w", replica, err)
 	}
@@ -211,7 +200,7 @@ func (p Postgres) upstream(replica string, pport int) (host, port string, err er
 	return host, port, nil
 }
 
-func (Postgres) Props(nodes []Node) map[string]string {
+func (Cluster) Props(nodes []cluster.Node) map[string]string {
 	for _, n := range nodes {
 		if n.Role == "primary" {
 			return map[string]string{"pg.url": n.URL}
@@ -221,7 +210,7 @@ func (Postgres) Props(nodes []Node) map[string]string {
 }
 
 func pgURL(user, pw string, port int, db string) string {
-	u := url.URL{Scheme: "postgres", User: url.UserPassword(user, pw), Host: hostPort(port),
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(user, pw), Host: cluster.HostPort(port),
 		Path: "/" + db, RawQuery: "sslmode=disable"}
 	return u.String()
 }
@@ -314,3 +303,43 @@ func pgReplicaStreaming(ctx context.Context, replicaURL, primaryURL, name string
 	}
 	return nil
 }
+
+// newCluster builds the PostgreSQL recipe from system.cluster's options.
+func newCluster(c spec.Cluster, given func(string) bool, refuse func(key, why string) error) (cluster.Recipe, error) {
+	if k := driver.FirstGiven(given, "nodes", "sentinels"); k != "" {
+		return nil, refuse(k, "postgres has a primary and streaming replicas: give replicas")
+	}
+	r := Cluster{Replicas: c.Replicas, Settings: c.Config}
+	if c.Binary != "" {
+		// A binary path names its directory: initdb, postgres and
+		// pg_basebackup of one version live together.
+		r.BinDir = c.Binary
+		if st, err := os.Stat(c.Binary); err == nil && !st.IsDir() {
+			r.BinDir = filepath.Dir(c.Binary)
+		}
+	}
+	return r, nil
+}
+
+// Routed implements cluster.Routable: each replica reaches its primary at
+// the address the Advertiser gives for its "upstream".
+func (p Cluster) Routed(a cluster.Advertiser) cluster.Recipe { p.Advertise = a; return p }
+
+// PartitionHint implements cluster.StarPeers.
+func (Cluster) PartitionHint() string {
+	return "a postgres cluster's peer links are each replica's link to its primary: partition a replica (or the primary, from every replica) with link: peer"
+}
+
+// Describe says what the cluster will be.
+func (p Cluster) Describe() string {
+	return fmt.Sprintf("postgres primary + %d streaming replicas", p.Replicas)
+}
+
+// WithDatabases implements cluster.DatabaseCreator.
+func (p Cluster) WithDatabases(names []string) (cluster.Recipe, error) {
+	p.Databases = append(p.Databases, names...)
+	return p, nil
+}
+
+// WithPassword implements cluster.Passworded: the password of role dbrig.
+func (p Cluster) WithPassword(pw string) cluster.Recipe { p.Password = pw; return p }

@@ -1,31 +1,38 @@
-package cluster
+package etcd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/spec"
 )
 
-// Etcd is a cluster of etcd members, all voting (default 3), named etcd1..N.
+// Cluster is the recipe of etcd members, all voting (default 3), named etcd1..N.
 // Ports per member: "client" and "peer". Debian's etcd 3.4 server speaks the
 // v3 gRPC API of the v3.6 Go client.
-type Etcd struct {
+type Cluster struct {
 	Members int    // default 3
 	Binary  string // path of etcd; default "etcd" on $PATH
 	Args    []string
 	// Advertise, if set, gives the client and peer URLs members advertise
 	// (dbrig's fault proxies, see proxy.go); they listen on their own.
-	Advertise Advertiser
+	Advertise cluster.Advertiser
 }
 
-func (Etcd) System() string { return "etcd" }
+func (Cluster) System() string { return "etcd" }
 
-func (e Etcd) Layout(l *Layout) ([]Stage, error) {
+func (e Cluster) Layout(l *cluster.Layout) ([]cluster.Stage, error) {
 	install := "apt-get install etcd-server"
 	if e.Binary != "" {
 		install = "scripts/build-etcd.sh VERSION" // another version, from its Go module
@@ -52,23 +59,23 @@ func (e Etcd) Layout(l *Layout) ([]Stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		ms[i] = member{name: name, client: "http://" + hostPort(cp), peer: "http://" + hostPort(pp)}
+		ms[i] = member{name: name, client: "http://" + cluster.HostPort(cp), peer: "http://" + cluster.HostPort(pp)}
 		ms[i].advClient, ms[i].advPeer = ms[i].client, ms[i].peer
 		if e.Advertise != nil {
-			if ms[i].advClient, err = advertise(e.Advertise, name, "client", hostPort(cp)); err != nil {
+			if ms[i].advClient, err = advertise(e.Advertise, name, "client", cluster.HostPort(cp)); err != nil {
 				return nil, err
 			}
-			if ms[i].advPeer, err = advertise(e.Advertise, name, "peer", hostPort(pp)); err != nil {
+			if ms[i].advPeer, err = advertise(e.Advertise, name, "peer", cluster.HostPort(pp)); err != nil {
 				return nil, err
 			}
 		}
 		initial = append(initial, name+"="+ms[i].advPeer)
 	}
 	token := "dbrig-" + l.Dir // unique per cluster: members of another never join
-	st := Stage{Name: "members", StopOneByOne: true}
+	st := cluster.Stage{Name: "members", StopOneByOne: true}
 	var endpoints []string
 	for _, m := range ms {
-		ns := &NodeSpec{
+		ns := &cluster.NodeSpec{
 			Name: m.name, Role: "member", Binary: bin, Version: version,
 			DataDir: l.NodeDir(m.name), Log: l.LogPath(m.name), URL: m.client, Durable: true,
 			Ports: map[string]int{"client": portOf(m.client), "peer": portOf(m.peer)},
@@ -86,10 +93,10 @@ func (e Etcd) Layout(l *Layout) ([]Stage, error) {
 		endpoints = append(endpoints, m.client)
 	}
 	st.Ready = func(ctx context.Context) error { return etcdLeaderAgreed(ctx, endpoints) }
-	return []Stage{st}, nil
+	return []cluster.Stage{st}, nil
 }
 
-func (Etcd) Props(nodes []Node) map[string]string {
+func (Cluster) Props(nodes []cluster.Node) map[string]string {
 	var eps []string
 	for _, n := range nodes {
 		eps = append(eps, n.Addr)
@@ -98,7 +105,7 @@ func (Etcd) Props(nodes []Node) map[string]string {
 }
 
 // advertise asks a for the URL to advertise for a member's port.
-func advertise(a Advertiser, node, port, addr string) (string, error) {
+func advertise(a cluster.Advertiser, node, port, addr string) (string, error) {
 	adv, err := a.Advertise(node, port, addr)
 	if err != nil {
 		return "", fmt.Errorf("cluster: route %s's %s traffic: %w", node, port, err)
@@ -161,3 +168,25 @@ func etcdLeaderAgreed(ctx context.Context, endpoints []string) error {
 	}
 	return nil
 }
+
+// newCluster builds the etcd recipe from system.cluster's options.
+func newCluster(c spec.Cluster, given func(string) bool, refuse func(key, why string) error) (cluster.Recipe, error) {
+	if k := driver.FirstGiven(given, "replicas", "sentinels"); k != "" {
+		return nil, refuse(k, "etcd has members, not replicas or sentinels: give nodes")
+	}
+	r := Cluster{Members: c.Nodes, Binary: c.Binary}
+	for _, k := range slices.Sorted(maps.Keys(c.Config)) {
+		r.Args = append(r.Args, fmt.Sprintf("--%s=%s", k, c.Config[k]))
+	}
+	return r, nil
+}
+
+// Routed implements cluster.Routable: members advertise the proxies'
+// addresses as their client and peer URLs.
+func (e Cluster) Routed(a cluster.Advertiser) cluster.Recipe { e.Advertise = a; return e }
+
+// Numbered implements cluster.Numbered: members etcd1..N.
+func (e Cluster) Numbered() (prefix string, n int) { return "etcd", cmp.Or(max(e.Members, 0), 3) }
+
+// Describe says what the cluster will be.
+func (e Cluster) Describe() string { _, n := e.Numbered(); return fmt.Sprintf("etcd × %d", n) }

@@ -1,4 +1,4 @@
-package cluster
+package etcd
 
 import (
 	"context"
@@ -9,15 +9,17 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/dbrig/dbrig/cluster"
 )
 
 // GrowRoles implements Elastic: etcd adds voting members.
-func (Etcd) GrowRoles() []string { return []string{"member"} }
+func (Cluster) GrowRoles() []string { return []string{"member"} }
 
 // Grow implements Elastic: a member that the live members are told of
 // (member add, in its Setup) and that starts with --initial-cluster-state
 // existing, its client and peer URLs advertised like the others'.
-func (e Etcd) Grow(l *Layout, live []Node, role, name string) (*NodeSpec, error) {
+func (e Cluster) Grow(l *cluster.Layout, live []cluster.Node, role, name string) (*cluster.NodeSpec, error) {
 	if role != "member" {
 		return nil, fmt.Errorf("etcd adds members, not %ss", role)
 	}
@@ -32,13 +34,13 @@ func (e Etcd) Grow(l *Layout, live []Node, role, name string) (*NodeSpec, error)
 	if err != nil {
 		return nil, err
 	}
-	client, peer := "http://"+hostPort(cp), "http://"+hostPort(pp)
+	client, peer := "http://"+cluster.HostPort(cp), "http://"+cluster.HostPort(pp)
 	advClient, advPeer := client, peer
 	if e.Advertise != nil {
-		if advClient, err = advertise(e.Advertise, name, "client", hostPort(cp)); err != nil {
+		if advClient, err = advertise(e.Advertise, name, "client", cluster.HostPort(cp)); err != nil {
 			return nil, err
 		}
-		if advPeer, err = advertise(e.Advertise, name, "peer", hostPort(pp)); err != nil {
+		if advPeer, err = advertise(e.Advertise, name, "peer", cluster.HostPort(pp)); err != nil {
 			return nil, err
 		}
 	}
@@ -46,12 +48,12 @@ func (e Etcd) Grow(l *Layout, live []Node, role, name string) (*NodeSpec, error)
 	for _, n := range live {
 		endpoints = append(endpoints, n.URL)
 	}
-	ns := &NodeSpec{
+	ns := &cluster.NodeSpec{
 		Name: name, Role: "member", Binary: live[0].Binary, Version: live[0].Version,
 		DataDir: l.NodeDir(name), Log: l.LogPath(name), URL: client, Durable: true,
 		Ports: map[string]int{"client": cp, "peer": pp},
 	}
-	ns.Setup = func(ctx context.Context, _ RunFunc) error {
+	ns.Setup = func(ctx context.Context, _ cluster.RunFunc) error {
 		cli, err := etcdClient(ctx, endpoints)
 		if err != nil {
 			return err
@@ -89,7 +91,7 @@ func (e Etcd) Grow(l *Layout, live []Node, role, name string) (*NodeSpec, error)
 }
 
 // Shrink implements Elastic: member remove, asked of the other members.
-func (Etcd) Shrink(ctx context.Context, live []Node, n Node) error {
+func (Cluster) Shrink(ctx context.Context, live []cluster.Node, n cluster.Node) error {
 	var endpoints []string
 	for _, o := range live {
 		endpoints = append(endpoints, o.URL)
@@ -114,7 +116,7 @@ func (Etcd) Shrink(ctx context.Context, live []Node, n Node) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: no member named %s", ErrNoTarget, n.Name)
+	return fmt.Errorf("%w: no member named %s", cluster.ErrNoTarget, n.Name)
 }
 
 // whileUnhealthy calls f until it does not fail with etcd's "unhealthy
