@@ -132,12 +132,9 @@ func Resolve(opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	// YCSB's db= and workload= name classes: honoured where dbrig has the
-	// same thing, refused otherwise (ycsbclass.go).
+	// YCSB's db= names a binding class: honoured where dbrig has the same
+	// thing, refused otherwise (ycsbclass.go; workload= in newWorkload).
 	if opts.Driver, err = chooseDriver(opts.Driver, props, opts.Registry); err != nil {
-		return nil, input(err)
-	}
-	if err := checkWorkloadClass(props); err != nil {
 		return nil, input(err)
 	}
 	// The driver's declared properties are known (so a typo is found here,

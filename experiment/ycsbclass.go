@@ -25,7 +25,7 @@ func checkWorkloadClass(p *spec.Props) error {
 	if !ok || coreWorkloads[v] {
 		return nil
 	}
-	return p.Errorf("workload", "YCSB's CoreWorkload (site.ycsb.workloads.CoreWorkload) or %s: dbrig implements no other workload class", tpcc.Name)
+	return p.Errorf("workload", "a workload dbrig implements: YCSB's CoreWorkload (site.ycsb.workloads.CoreWorkload), its TimeSeriesWorkload, or %s", tpcc.Name)
 }
 
 // chooseDriver resolves the driver from --driver (given: "" when not) and

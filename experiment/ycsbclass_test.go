@@ -19,7 +19,7 @@ func TestYCSBClassNames(t *testing.T) {
 	}{
 		{"core workload, old package", "workload=com.yahoo.ycsb.workloads.CoreWorkload\n", "", "pebble", true},
 		{"core workload", "workload=site.ycsb.workloads.CoreWorkload\n", "", "pebble", true},
-		{"time series", "workload=site.ycsb.workloads.TimeSeriesWorkload\n", "", "p.properties:2: property workload", false},
+		{"a workload class dbrig lacks", "workload=site.ycsb.workloads.RestWorkload\n", "", "p.properties:2: property workload", false},
 		{"redis binding", "db=site.ycsb.db.RedisClient\nredis.addr=127.0.0.1:1\n", "", "redis", true},
 		{"basic db", "db=site.ycsb.BasicDB\n", "", "null", true},
 		{"dbrig's own name", "db=null\n", "", "null", true},
