@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -37,7 +38,10 @@ type Window struct {
 // within the bound", taken literally, would call a healthy system at
 // hundreds of ops/s unrecovered.
 type Impact struct {
-	Fault, Detail, Outcome  string
+	Fault, Detail, Outcome string
+	// NotFired: the fault failed to fire (Outcome says why); it has no
+	// figures, and fails every verdict.
+	NotFired                bool
 	Start, End              time.Duration // since the run's start; End = Start for a kill
 	Baseline, During, After Window
 	ThroughputChangePct     float64 // During against Baseline
@@ -108,7 +112,7 @@ func Impacts(r Run) []Impact {
 	firstFault := time.Duration(-1)
 	isStart := func(e results.Event) bool { return e.Kind == "fault" || e.Kind == "fault_start" }
 	for _, e := range d.Events {
-		if isStart(e) {
+		if isStart(e) && !notFired(e) {
 			firstFault = e.Time.Sub(d.Start)
 			break
 		}
@@ -119,6 +123,11 @@ func Impacts(r Run) []Impact {
 		}
 		im := Impact{Fault: e.Name, Detail: e.Detail, Outcome: e.Outcome, Start: e.Time.Sub(d.Start)}
 		im.End = im.Start
+		if notFired(e) {
+			im.NotFired = true // no figure for what did not happen
+			out = append(out, im)
+			continue
+		}
 		if e.Kind == "fault_start" {
 			for _, f := range d.Events[i+1:] {
 				if f.Kind == "fault_end" && f.Name == e.Name {
@@ -346,6 +355,9 @@ func Precise(ims []Impact, ops []results.TimedOp) []Impact {
 	out := append([]Impact(nil), ims...)
 	for i := range out {
 		im := &out[i]
+		if im.NotFired {
+			continue
+		}
 		from, to := im.Baseline.From.Microseconds(), im.Baseline.To.Microseconds()
 		start, until := im.Start.Microseconds(), im.After.To.Microseconds()
 		var base []float64
@@ -508,3 +520,7 @@ func statOf(v []float64) Stat {
 	}
 	return Stat{Median: m, Min: s[0], Max: s[len(s)-1], N: len(s)}
 }
+
+// notFired tells a fault event whose injection failed: nothing happened to
+// the system, so there is no impact to measure.
+func notFired(e results.Event) bool { return strings.HasPrefix(e.Outcome, "failed") }

@@ -23,11 +23,15 @@ type Judgement struct {
 }
 
 // Judge applies every limit to every fault. A fault that never recovered
-// fails any recovery limit.
+// fails any recovery limit; one that did not fire fails every limit.
 func Judge(ims []Impact, limits []Limit) []Judgement {
 	var out []Judgement
 	for _, im := range ims {
 		for _, l := range limits {
+			if im.NotFired {
+				out = append(out, Judgement{Limit: l, Fault: im.Fault, Got: math.NaN()})
+				continue
+			}
 			got := figure(im, l.Metric)
 			out = append(out, Judgement{Limit: l, Fault: im.Fault, Got: got, Pass: holds(got, l.Op, l.Value)})
 		}
@@ -79,6 +83,9 @@ func (j Judgement) String() string {
 	got := fmt.Sprintf("%.1f", j.Got)
 	if math.IsInf(j.Got, 1) {
 		got = "never"
+	}
+	if math.IsNaN(j.Got) {
+		got = "the fault did not fire"
 	}
 	return fmt.Sprintf("%s: %s: %s — %s", j.Fault, j.Limit.Text, got, verdict)
 }

@@ -99,6 +99,7 @@ type Cluster struct {
 	system  string
 	dir     string
 	ownDir  bool
+	owner   owner // who marks the dirs this cluster creates
 	opts    Options
 	recipe  Recipe
 	spawner *childproc.Spawner
@@ -132,15 +133,9 @@ type proc struct {
 // during Up, Up tears down and returns. Once Up returned, call Down when
 // finished (or StopWhenDone to tie the cluster to a context).
 func Up(ctx context.Context, r Recipe, opts Options) (*Cluster, error) {
-	c := &Cluster{system: r.System(), opts: opts, recipe: r, dir: opts.Dir}
-	if c.dir == "" {
-		d, err := os.MkdirTemp("", "dbrig-"+c.system+"-")
-		if err != nil {
-			return nil, fmt.Errorf("cluster: %w", err)
-		}
-		c.dir, c.ownDir = d, true
-	} else if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
+	c := &Cluster{system: r.System(), opts: opts, recipe: r, owner: self(opts.Detached)}
+	if err := c.makeDir(opts.Dir); err != nil {
+		return nil, err
 	}
 	// Servers that run as another user (postgres) must reach their dirs.
 	if err := os.Chmod(c.dir, 0o755); err != nil {
@@ -151,6 +146,9 @@ func Up(ctx context.Context, r Recipe, opts Options) (*Cluster, error) {
 	l.release()
 	if err == nil {
 		err = l.unused()
+	}
+	if err == nil {
+		err = checkNodeDirs(stages)
 	}
 	if err != nil {
 		c.removeDirs(nil)
@@ -305,7 +303,7 @@ func (c *Cluster) spawnNode(ctx context.Context, stage int, st Stage, ns *NodeSp
 	}
 	defer logf.Close() // the child holds its own copy
 	if ns.DataDir != "" {
-		if err := os.MkdirAll(ns.DataDir, 0o700); err != nil {
+		if err := claimDir(ns.DataDir, c.owner, 0o700); err != nil {
 			return fail(err)
 		}
 	}
@@ -510,12 +508,12 @@ func (c *Cluster) removeDirs(procs []*proc) error {
 		return nil
 	}
 	if c.ownDir {
-		return os.RemoveAll(c.dir)
+		return removeOwned(c.dir)
 	}
 	var errs []error
 	for _, p := range procs {
 		if p.spec.DataDir != "" {
-			errs = append(errs, os.RemoveAll(p.spec.DataDir))
+			errs = append(errs, removeOwned(p.spec.DataDir))
 		}
 	}
 	return errors.Join(errs...)

@@ -116,12 +116,14 @@ func (s State) Down(ctx context.Context, path string, grace time.Duration) error
 		// servers' own children exit when their parent does.
 	}
 	if len(errs) == 0 && !s.Keep {
+		// Only directories carrying dbrig's marker: a state file is input,
+		// and one naming a user's directory must not delete it.
 		if s.OwnDir {
-			errs = append(errs, os.RemoveAll(s.Dir))
+			errs = append(errs, removeOwned(s.Dir))
 		} else {
 			for _, n := range s.Nodes {
 				if n.DataDir != "" {
-					errs = append(errs, os.RemoveAll(n.DataDir))
+					errs = append(errs, removeOwned(n.DataDir))
 				}
 			}
 		}

@@ -24,6 +24,7 @@ type BenchOptions struct {
 	Sets     []string // --set key.path=value, applied before the matrix
 	Store    string
 	HDRLog   string // one log per run: the run number is added before the extension
+	Force    bool   // --force: outputs may replace files dbrig did not write
 	Yes      bool   // allow more than MaxRunsWithoutConfirm runs
 	Registry driver.Registry
 }
@@ -137,7 +138,7 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 		Driver: e.System.Driver, PropFiles: e.Workload.Files,
 		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.ThinkTime,
 		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Load.Seed,
-		SkipLoad: !e.Dataset.Load, Recreate: e.Dataset.Recreate, Store: o.Store, HDRLog: o.HDRLog, Registry: o.Registry, Cluster: cp, Faults: faults,
+		SkipLoad: !e.Dataset.Load, Recreate: e.Dataset.Recreate, Store: o.Store, HDRLog: o.HDRLog, Force: o.Force, Registry: o.Registry, Cluster: cp, Faults: faults,
 		Verify:  e.Verify,
 		Name:    strings.TrimSpace(name + " " + label),
 		Tags:    append([]string{"experiment:" + name}, e.Tags...),

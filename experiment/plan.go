@@ -60,6 +60,7 @@ type Options struct {
 	Args    []string // the command line as given: stored redacted, rendered by meaning
 	Store   string   // results store address ("" = the per-user default)
 	HDRLog  string   // also write an HdrHistogram interval log here
+	Force   bool     // outputs may replace an existing file dbrig did not write (never a database)
 
 	Registry driver.Registry // nil = every driver dbrig has
 
@@ -123,18 +124,20 @@ var quickstart = []string{"recordcount=100000", "operationcount=0", "maxexecutio
 // Resolve checks opts and turns them into a Plan. Every error is bad input
 // (an InputError, or a typed error IsInput recognises).
 func Resolve(opts Options) (*Plan, error) {
-	if opts.Driver == "" {
-		opts.Driver = all.Default
-	}
 	if opts.Registry == nil {
 		opts.Registry = all.Registry()
 	}
-	if _, ok := opts.Registry[opts.Driver]; !ok {
+	if _, ok := opts.Registry[opts.Driver]; !ok && opts.Driver != "" {
 		return nil, &InputError{Err: fmt.Errorf("%w %q (expected one of: %v)", driver.ErrUnknownDriver, opts.Driver, opts.Registry.Names())}
 	}
 	props, err := buildProps(opts.PropFiles, opts.Props, opts.Overrides)
 	if err != nil {
 		return nil, err
+	}
+	// YCSB's db= names a binding class: honoured where dbrig has the same
+	// thing, refused otherwise (ycsbclass.go; workload= in newWorkload).
+	if opts.Driver, err = chooseDriver(opts.Driver, props, opts.Registry); err != nil {
+		return nil, input(err)
 	}
 	// The driver's declared properties are known (so a typo is found here,
 	// before anything connects) and its secrets are redacted by format.
@@ -146,10 +149,16 @@ func Resolve(opts Options) (*Plan, error) {
 	if p.Config, err = loadConfig(opts, props); err != nil {
 		return nil, input(err)
 	}
+	if w := bindingWarning(props, props.IsKnown); w != "" {
+		p.Warnings = append(p.Warnings, w)
+	}
 	if err := props.Unknown(); err != nil {
 		return nil, input(err)
 	}
-	if err := outfile.Check(p.Outputs(), p.Protected()); err != nil {
+	if err := outfile.CheckForce(p.Outputs(), p.Protected(), p.Force); err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if err := p.checkDataPaths(); err != nil {
 		return nil, &InputError{Err: err}
 	}
 	p.SpecText = props.Text()
@@ -312,3 +321,24 @@ func baseName(p string) string {
 // KubeFaults tells whether the plan's scenario has faults on Kubernetes
 // targets.
 func (p *Plan) KubeFaults() bool { return scenario.OnKubernetes(p.Faults) }
+
+// checkDataPaths refuses a benchmarked store's data path that is the results
+// store (sqlite.path = --store would write benchmark tables into it).
+func (p *Plan) checkDataPaths() error {
+	f, ok := results.File(p.Store)
+	if !ok {
+		return nil
+	}
+	for _, name := range p.Registry.Names() {
+		e := p.Registry[name].Embedded
+		if e == nil || e.DataProp == "" {
+			continue
+		}
+		if v, _, ok := p.Props.Lookup(e.DataProp); ok && v != "" {
+			if err := outfile.Overlap(outfile.Path{Role: e.DataProp, Path: v}, outfile.Path{Role: "results store", Path: f}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

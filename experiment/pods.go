@@ -2,11 +2,11 @@ package experiment
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/k8s"
+	"github.com/dbrig/dbrig/spec"
 )
 
 // A distributed run in pods (dbrig k8s) is checked here, on the user's
@@ -43,7 +43,7 @@ func ForPods(file, store string, workers int) (*PodFile, error) {
 			secret[k] = true
 		}
 	}
-	body, err := os.ReadFile(file)
+	body, err := spec.ReadExperimentFile(file)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}

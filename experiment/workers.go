@@ -347,3 +347,19 @@ func executeBenchRun(ctx context.Context, r BenchRun, h Hooks) (*Outcome, error)
 	}
 	return h.OnWorkers(ctx, r.Plan, r.Exp.Workers, h)
 }
+
+// Secrets names the share's properties that hold a secret (a password, a
+// token, a URL or DSN with a password), sorted: they must reach only an
+// authenticated worker.
+func (s Share) Secrets() []string {
+	var out []string
+	for _, m := range []map[string]string{s.Props, s.LoadProps} {
+		for k, v := range m {
+			if spec.RedactProp(k, v) != v {
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -34,6 +34,9 @@ func newWorkload(props *spec.Props) (workload.Workload, []string, error) {
 		}
 		return w, nil, nil
 	}
+	if err := checkWorkloadClass(props); err != nil {
+		return nil, nil, err // a class dbrig lacks: never the core workload in its place
+	}
 	w, err := ycsb.New(props)
 	if err != nil {
 		return nil, nil, err

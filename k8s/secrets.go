@@ -44,9 +44,7 @@ func SecretFreeFile(name string, body []byte, secret map[string]bool) ([]byte, m
 		}
 		props.Content = keep
 	}
-	if len(values) == 0 {
-		return body, nil, nil, checkNoSecretLeft(name, body, nil)
-	}
+	dropComments(&doc) // comments are not configuration: an old password may sit in one
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -99,4 +97,12 @@ func SecretInPropFile(name string, body []byte, secret map[string]bool) error {
 	}
 	sort.Strings(keys)
 	return fmt.Errorf("-P %s sets the secret property %s: the file would go into a ConfigMap; take it out and give it with -p %s=… (that goes into the Secret)", name, strings.Join(keys, ", "), keys[0])
+}
+
+// dropComments clears every comment of a YAML document.
+func dropComments(n *yaml.Node) {
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	for _, c := range n.Content {
+		dropComments(c)
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/dbrig/dbrig/spec"
 )
 
 // Schedule sets where and how the pods run from the text of dbrig k8s's
@@ -61,6 +63,7 @@ func PropFileArg(path string, files map[string][]byte, secret map[string]bool) (
 	if err := SecretInPropFile(path, body, secret); err != nil {
 		errs = append(errs, err)
 	}
+	body = spec.WithoutComments(body) // comments are not configuration: an old password may sit in one
 	base := filepath.Base(path)
 	if prev, dup := files[base]; dup && string(prev) != string(body) {
 		errs = append(errs, fmt.Errorf("-P %s: another property file is also named %s; rename one", path, base))

@@ -349,3 +349,14 @@ func (p Proc) CtxSwitches(pid int) (vol, invol uint64, err error) {
 	}
 	return vol, invol, nil
 }
+
+// BootID is the kernel's random boot id (/proc/sys/kernel/random/boot_id):
+// a PID recorded with it names the same process only within that boot. ""
+// where there is none.
+func BootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}

@@ -349,6 +349,12 @@ func (o *Options) check() error {
 	} else if o.Base.Model == run.ClosedName {
 		return fmt.Errorf("--by rate rates the open model (a target rate): remove --model closed, or use --by clients")
 	}
+	if o.By == ByRate && o.Max > run.MaxRate {
+		return fmt.Errorf("search range up to %g ops/s: one dbrig process paces at most %g ops/s", o.Max, float64(run.MaxRate))
+	}
+	if o.By == ByRate && o.Max == 0 {
+		o.Max = run.MaxRate // no bound given: what one process can pace
+	}
 	o.probe = o.By == ByRate && o.Start == 0 && !o.NoProbe
 	if o.Start == 0 {
 		o.Start = DefaultStartRate

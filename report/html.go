@@ -230,6 +230,11 @@ func runViewOf(rd analysis.Run) runView {
 	rv := runView{ID: d.ID, Status: d.DisplayStatus(), Message: d.Message, SummaryNote: rd.SummaryNote,
 		Spec: d.Info.Spec, Command: d.Info.Command, Nodes: rd.Nodes, Headline: headlineRows(rd.Headline)}
 	for _, im := range analysis.RunImpacts(rd) {
+		if im.NotFired {
+			rv.Impacts = append(rv.Impacts, impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
+				Before: "–", During: "–", After: "–", TputBefore: "–", TputDuring: "–", Change: "–", Unavailable: "–", Recovery: "did not fire"})
+			continue
+		}
 		rec := "not recovered"
 		if im.Recovery != nil {
 			rec = format.Elapsed(*im.Recovery)

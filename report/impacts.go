@@ -20,6 +20,10 @@ func Impacts(w io.Writer, ims []analysis.Impact) error {
 	t := &table{}
 	t.add("fault", "at", "p99 before", "during", "after", "ops/s before", "during", "change", "unavailable", "recovery")
 	for _, im := range ims {
+		if im.NotFired {
+			t.add(im.Fault, format.Elapsed(im.Start), "–", "–", "–", "–", "–", "–", "–", "did not fire")
+			continue
+		}
 		rec := "not recovered"
 		if im.Recovery != nil {
 			rec = format.Elapsed(*im.Recovery)

@@ -141,7 +141,7 @@ func scanRunRow(sc scanner, extra ...any) (RunRow, error) {
 		r.Tags = strings.Split(tags, ",")
 	}
 	r.Clients = int(clients)
-	r.Abandoned = r.Status == StatusRunning && time.Since(r.Updated) > AbandonAfter
+	r.Abandoned = r.Status == StatusAbandoned || r.Status == StatusRunning && time.Since(r.Updated) > AbandonAfter
 	return r, nil
 }
 

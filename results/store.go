@@ -69,6 +69,11 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 
 func open(ctx context.Context, addr storeAddr) (*Store, error) {
 	d, name := addr.dialect, addr.name
+	if addr.file != "" {
+		if err := checkStoreFile(addr.file); err != nil {
+			return nil, err
+		}
+	}
 	if addr.isDefault {
 		if err := os.MkdirAll(filepath.Dir(addr.file), 0o755); err != nil {
 			return nil, fmt.Errorf("results store: %w", err)
@@ -92,6 +97,10 @@ func open(ctx context.Context, addr storeAddr) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("results store %s: %w", name, err)
 	}
+	// Best effort: a read-only store still opens for reading.
+	mctx, cancel := context.WithTimeout(ctx, sweepTimeout)
+	s.markAbandoned(mctx)
+	cancel()
 	return s, nil
 }
 

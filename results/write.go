@@ -90,6 +90,9 @@ func (s *Store) CreateRun(ctx context.Context, r RunInfo) (int64, error) {
 		if err != nil {
 			return err
 		}
+		if err := recordOwner(ctx, t, id); err != nil {
+			return err
+		}
 		for _, tag := range tags {
 			if err := t.exec(ctx, `INSERT INTO run_tags (run_id, tag) VALUES (?, ?)`, id, tag); err != nil {
 				return err

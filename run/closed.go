@@ -1,7 +1,6 @@
 package run
 
 import (
-	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -32,9 +31,10 @@ func (m Closed) targetRate(_, _ time.Duration) float64 { return m.Rate }
 
 // Check implements Model.
 func (m Closed) Check(clients int) error {
+	if err := checkRate("rate", m.Rate); err != nil {
+		return err
+	}
 	switch {
-	case m.Rate < 0 || math.IsNaN(m.Rate) || math.IsInf(m.Rate, 0):
-		return &ConfigError{Field: "rate", Value: m.Rate, Want: "expected ops/s ≥ 0"}
 	case m.ThinkTime < 0:
 		return &ConfigError{Field: "think time", Value: m.ThinkTime, Want: "must not be negative"}
 	case m.ThinkTime > 0 && m.Rate > 0:

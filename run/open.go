@@ -2,7 +2,6 @@ package run
 
 import (
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,8 +70,8 @@ func (m Open) Check(clients int) error {
 		return &ConfigError{Field: "rate", Value: m.Rate, Want: "give a rate or a schedule, not both"}
 	case len(m.Schedule) > 0:
 		return checkSchedule(m.Schedule)
-	case m.Rate < 0 || math.IsNaN(m.Rate) || math.IsInf(m.Rate, 0):
-		return &ConfigError{Field: "rate", Value: m.Rate, Want: "expected ops/s ≥ 0"}
+	case checkRate("rate", m.Rate) != nil:
+		return checkRate("rate", m.Rate)
 	case m.Rate == 0:
 		return &ConfigError{Field: "rate", Value: m.Rate, Want: "the open model needs a target rate > 0 ops/s"}
 	case m.MaxBacklog < 0:
@@ -175,6 +174,9 @@ type arrivals struct {
 func (o *openPhase) fill(now time.Time) {
 	ph, a := o.ph, &o.arr
 	for !a.done {
+		if ph.stopped.Load() {
+			return // stopped (Ctrl-C, deadline): generate no more
+		}
 		if !a.have {
 			if o.ops > 0 && o.scheduled.Load() >= o.ops {
 				a.done = true

@@ -127,8 +127,8 @@ func checkSchedule(steps []RateStep) error {
 	peak := 0.0
 	for i, s := range steps {
 		switch {
-		case s.Rate < 0 || math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0):
-			return &ConfigError{Field: fmt.Sprintf("schedule step %d rate", i+1), Value: s.Rate, Want: "expected ops/s ≥ 0"}
+		case checkRate("", s.Rate) != nil:
+			return checkRate(fmt.Sprintf("schedule step %d rate", i+1), s.Rate)
 		case s.For <= 0:
 			return &ConfigError{Field: fmt.Sprintf("schedule step %d length", i+1), Value: s.For, Want: "expected a duration > 0"}
 		}
@@ -146,4 +146,26 @@ func scheduleText(steps []RateStep) string {
 		parts[i] = s.String()
 	}
 	return strings.Join(parts, ", ")
+}
+
+// The rates one dbrig process can pace. Above MaxRate the arrivals alone
+// (generated, and dropped when the system falls behind) take longer to
+// produce than the run lasts, so a run would not end on time and could not
+// be interrupted promptly; below MinRate the time to the first arrival
+// overflows. A distributed run paces up to MaxRate per worker process.
+const (
+	MaxRate = 1e7
+	MinRate = 1e-3
+)
+
+// checkRate checks a target rate; zero is allowed where zero means "none"
+// (a closed model as fast as it goes, a pause in a schedule).
+func checkRate(field string, r float64) error {
+	switch {
+	case r < 0 || math.IsNaN(r) || math.IsInf(r, 0):
+		return &ConfigError{Field: field, Value: r, Want: "expected ops/s ≥ 0"}
+	case r != 0 && (r < MinRate || r > MaxRate):
+		return &ConfigError{Field: field, Value: r, Want: fmt.Sprintf("expected ops/s from %g to %g (what one dbrig process can pace; spread more over --workers)", MinRate, MaxRate)}
+	}
+	return nil
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/dbrig/dbrig/spec"
 )
 
-// CheckLayout runs the overlap checks again with the cluster's
+// CheckLayout refuses targets the cluster's layout has no node for, and
+// runs the overlap checks again with the cluster's
 // layout, which tells the nodes of targets that are not node names: all,
 // all-ROLE and a role only one node has (a static role the recipe gives,
 // such as replica or sentinel). So "pause all-member" and "kill etcd2" at
@@ -17,6 +18,9 @@ import (
 // first live one when it fires), random and conditional targets stay
 // unchecked: which node they hit is known only when they fire.
 func CheckLayout(e spec.Experiment, plan []Injection, nodes []cluster.PlannedNode) error {
+	if err := checkPlannedTargets(e, plan, nodes); err != nil {
+		return err
+	}
 	if len(plan) < 2 || len(nodes) == 0 {
 		return nil
 	}

@@ -3,7 +3,6 @@ package spec
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -224,20 +223,23 @@ func (e *Experiment) Position(path string) (Pos, bool) {
 // MaxFile bounds an experiment file's size.
 const maxExperimentFile = 1 << 20
 
+// ReadExperimentFile reads an experiment file's bytes: a regular file of at
+// most 1 MB (ReadRegular).
+func ReadExperimentFile(path string) ([]byte, error) {
+	b, err := ReadRegular(path, "experiment file", maxExperimentFile)
+	if err != nil {
+		return nil, fmt.Errorf("experiment file: %w", err)
+	}
+	return b, nil
+}
+
 // ReadExperiment reads an experiment file and returns one Experiment per
 // combination of its matrix (one when it has none), with sets applied
 // first ("load.duration=5s": key path = YAML value, as --set gives them).
 func ReadExperiment(path string, sets []string) ([]Experiment, error) {
-	st, err := os.Stat(path)
+	b, err := ReadExperimentFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("experiment file: %w", err)
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxExperimentFile {
-		return nil, fmt.Errorf("experiment file %s: expected a regular file of at most 1 MB", path)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("experiment file: %w", err)
+		return nil, err
 	}
 	return ParseExperiment(path, b, sets)
 }
@@ -251,6 +253,9 @@ func ParseExperiment(name string, data []byte, sets []string) ([]Experiment, err
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &FileError{Pos: Pos{File: name}, Msg: "empty file: expected a mapping with at least system and workload"}
+	}
+	if err := resolveAliases(name, &doc); err != nil {
+		return nil, err
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
@@ -384,13 +389,13 @@ func combinations(axes []axis) [][]int {
 // CountCombinations returns how many runs a file's matrix and repeat make,
 // without decoding each (to refuse a huge sweep before expanding it).
 func CountCombinations(path string, sets []string) (int, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadExperimentFile(path)
 	if err != nil {
 		return 0, err
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil || len(doc.Content) == 0 {
-		return 0, nil
+	if err := yaml.Unmarshal(b, &doc); err != nil || len(doc.Content) == 0 || resolveAliases(path, &doc) != nil {
+		return 0, nil // ReadExperiment reports it
 	}
 	axes, err := matrixAxes(path, clone(doc.Content[0]))
 	if err != nil {
@@ -528,7 +533,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 		},
 		"dataset": func(n *yaml.Node, p string) error {
 			return d.mapping(n, p, map[string]func(*yaml.Node, string) error{
-				"records":  d.int64(&e.Dataset.Records, 0),
+				"records":  d.int64(&e.Dataset.Records, 1), // 0 would mean "the workload's": say so by leaving it out
 				"load":     d.boolean(&e.Dataset.Load),
 				"recreate": d.boolean(&e.Dataset.Recreate),
 				"batch":    d.int(&e.Dataset.Batch, 1),

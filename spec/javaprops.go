@@ -204,3 +204,36 @@ func hex4(s string, i int) (rune, error) {
 	}
 	return rune(v), nil
 }
+
+// WithoutComments returns a property file's text with every comment line
+// emptied (the line stays, so file:line positions hold): comments are not
+// configuration, and a copy of the file (a ConfigMap) must not carry an old
+// password commented out. A continuation line that starts with '#' is part
+// of a value and kept.
+func WithoutComments(text []byte) []byte {
+	s := string(text)
+	var b strings.Builder
+	cont := false // the previous line continues on this one
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "\r\n")
+		line, eol := s, ""
+		if i >= 0 {
+			j := i + 1
+			if s[i] == '\r' && j < len(s) && s[j] == '\n' {
+				j++
+			}
+			line, eol = s[:i], s[i:j]
+			s = s[j:]
+		} else {
+			s = ""
+		}
+		t := trimLeadingSpace(line)
+		comment := !cont && t != "" && (t[0] == '#' || t[0] == '!')
+		if !comment {
+			b.WriteString(line)
+		}
+		b.WriteString(eol)
+		cont = !comment && t != "" && trailingBackslashes(line)%2 == 1
+	}
+	return []byte(b.String())
+}

@@ -44,7 +44,8 @@ func (e *PropError) Error() string {
 	if e.Missing {
 		return fmt.Sprintf("property %s is required: expected %s", e.Key, e.Want)
 	}
-	return fmt.Sprintf("%s: property %s=%q: expected %s", e.Src, e.Key, e.Value, e.Want)
+	msg := fmt.Sprintf("%s: property %s=%q: expected %s", e.Src, e.Key, e.Value, e.Want)
+	return RedactSecretsOf(e.Key, e.Value, msg)
 }
 
 // Missing returns the error for a required property that was not set.
@@ -119,6 +120,9 @@ func (p *Props) Lookup(key string) (value string, src Source, ok bool) {
 
 // Has tells whether key was set, without marking it as known.
 func (p *Props) Has(key string) bool { _, ok := p.vals[key]; return ok }
+
+// IsKnown tells whether a reader declared or looked up key.
+func (p *Props) IsKnown(key string) bool { return p.known[key] }
 
 // Known declares keys that are accepted but not read (e.g. YCSB's "workload").
 func (p *Props) Known(keys ...string) {

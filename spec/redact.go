@@ -57,3 +57,33 @@ func RedactText(text string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// RedactSecretsOf replaces, in msg, every secret that the property key=value
+// holds (the whole value of a secret key, a URL's or DSN's password) with
+// REDACTED: a message that quotes the value, or a parser's error that
+// repeats part of it, never shows the secret.
+func RedactSecretsOf(key, value, msg string) string {
+	var secrets []string
+	if secretKey.MatchString(key) && value != "" {
+		secrets = append(secrets, value)
+	}
+	if u, err := url.Parse(value); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			secrets = append(secrets, pw)
+		}
+	}
+	for _, item := range strings.Split(value, ",") {
+		if m := userinfoPassword.FindStringSubmatch(strings.TrimSpace(item)); m != nil {
+			secrets = append(secrets, m[3])
+		}
+	}
+	for _, m := range dsnPassword.FindAllStringSubmatch(value, -1) {
+		secrets = append(secrets, m[2])
+	}
+	for _, s := range secrets {
+		if len(s) >= 1 {
+			msg = strings.ReplaceAll(msg, s, "REDACTED")
+		}
+	}
+	return msg
+}

@@ -32,7 +32,7 @@ func Serve(ctx context.Context, store *results.Store, addr string, log io.Writer
 	if !isLoopback(ln.Addr()) {
 		fmt.Fprintf(log, "warning: the dashboard listens on %s, reachable from other machines; it has no login (use 127.0.0.1:PORT to keep it local)\n", ln.Addr())
 	}
-	srv := &http.Server{Handler: NewServer(store), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: HostCheck(NewServer(store), ln.Addr()), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(log, "dbrig dashboard on http://%s (results: %s); Ctrl-C stops it\n", ln.Addr(), store.Name())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -24,6 +24,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +45,10 @@ const (
 	EventWorkerLost   = "worker_lost"
 	EventWorkerFailed = "worker_failed"
 )
+
+// ErrNoToken is wrapped by Listen when workers would need no token but the
+// shares hold secrets: they are never sent to an unauthenticated peer.
+var ErrNoToken = errors.New("a worker token is required (DBRIG_TOKEN)")
 
 // Options configure a Coordinator.
 type Options struct {
@@ -151,6 +156,13 @@ func Listen(opts Options) (*Coordinator, error) {
 	}
 	if opts.Listen == "" {
 		opts.Listen = "127.0.0.1:0"
+	}
+	if opts.Token == "" {
+		for _, s := range opts.Shares {
+			if keys := s.Secrets(); len(keys) > 0 {
+				return nil, fmt.Errorf("workers: %w: the shares hold secrets (%s)", ErrNoToken, strings.Join(keys, ", "))
+			}
+		}
 	}
 	if opts.Version == "" {
 		opts.Version = experiment.Version
@@ -692,6 +704,10 @@ func (p *performance) handle(f frame) {
 		p.lose(f.w, f.at, results.WorkerLost, f.err.Error())
 		return
 	}
+	if err := p.c.checkFrame(f.msg); err != nil {
+		p.lose(f.w, f.at, results.WorkerFailed, "sent figures that cannot be: "+err.Error())
+		return
+	}
 	switch msg := f.msg; {
 	case msg.Interval != nil:
 		wi := msg.Interval
@@ -919,4 +935,37 @@ func (c *Coordinator) Origins() []time.Time {
 		}
 	}
 	return out
+}
+
+// Loopback tells whether a --listen address is on the loopback interface
+// only ("" is 127.0.0.1:0).
+func Loopback(listen string) bool {
+	if listen == "" {
+		return true
+	}
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkFrame validates a worker's figures before anything of them is used:
+// a worker that sends nonsense is lost, not merged.
+func (c *Coordinator) checkFrame(m *wire.Msg) error {
+	switch {
+	case m.Interval != nil:
+		var ops []string
+		if len(c.opts.Ops) > 0 {
+			ops = append(slices.Clone(c.opts.Ops), run.LoadOp)
+		}
+		return m.Interval.Check(ops)
+	case m.PhaseDone != nil:
+		return m.PhaseDone.Check()
+	}
+	return nil
 }

@@ -65,13 +65,20 @@ func Execute(ctx context.Context, wf Local, plan *experiment.Plan, hooks experim
 		return nil, err
 	}
 	token := os.Getenv(TokenEnv)
-	if token == "" && wf.Spawn {
-		// Local workers get a fresh token, so no stray process can join.
+	if token == "" {
+		// A fresh token, so no stray process can join (and receive the
+		// share's secrets); workers started by hand are told it.
 		b := make([]byte, 16)
 		if _, err := rand.Read(b); err != nil {
 			return nil, err
 		}
 		token = hex.EncodeToString(b)
+		if !wf.Spawn {
+			fmt.Fprintf(stderr, "no %s set: workers must present this one: %s=%s dbrig worker --coordinator …\n", TokenEnv, TokenEnv, token)
+		}
+	}
+	if !wf.Spawn && wf.TLSCert == "" && !Loopback(wf.Listen) {
+		fmt.Fprintf(stderr, "warning: --listen %s without --tls-cert: the token and the share's properties (passwords included) cross the network in clear text\n", wf.Listen)
 	}
 	opts := Options{Shares: shares, Listen: wf.Listen, Token: token, Ops: plan.Workload.Ops(), Grace: plan.Config.Grace}
 	if wf.TLSCert != "" {

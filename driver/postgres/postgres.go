@@ -141,8 +141,9 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 func poolConfig(url string, src spec.Source, key string, o sqltable.Options) (*pgxpool.Config, error) {
 	pc, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		// pgx's message repeats the URL; show it redacted.
-		return nil, fmt.Errorf("%s: property %s=%q: expected a PostgreSQL URL", src, key, spec.RedactConnInfo(url))
+		// pgx's message repeats the URL; show it redacted. Bad input: exit 2.
+		return nil, &spec.PropError{Key: key, Value: spec.RedactConnInfo(url), Src: src,
+			Want: "a PostgreSQL URL, postgres://USER:PASSWORD@HOST:PORT/DATABASE, or key=value pairs (host=… user=… dbname=…)"}
 	}
 	pc.MaxConns = int32(o.PoolSize)
 	if o.Timeout > 0 && pc.ConnConfig.ConnectTimeout == 0 {

@@ -22,6 +22,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	yes := fs.Bool("yes", false, fmt.Sprintf("allow more than %d runs", experiment.MaxRunsWithoutConfirm))
 	store := fs.String("store", "", "results database: a SQLite path or postgres://… (default: per-user data path)")
 	hdrlog := fs.String("hdrlog", "", "also write an HdrHistogram interval log per run (numbered after the first)")
+	force := fs.Bool("force", false, "--hdrlog may replace existing files dbrig did not write (never a database)")
 	jsonOut := fs.Bool("json", false, "print one JSON document with every run on stdout (tables go to stderr)")
 	quiet := fs.Bool("quiet", false, "no live progress line")
 	replay := fs.Int64("replay", 0, "run the exact fault plan and seed of this stored run again (FILE: default the run's own experiment file)")
@@ -39,7 +40,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 && !(*replay > 0 && len(pos) == 0) {
 		return usagef("dbrig bench: expected one experiment file (see examples/)")
 	}
-	bo := experiment.BenchOptions{Sets: sets, Store: *store, HDRLog: *hdrlog, Yes: *yes}
+	bo := experiment.BenchOptions{Sets: sets, Store: *store, HDRLog: *hdrlog, Yes: *yes, Force: *force}
 	var b *experiment.Bench
 	if *replay > 0 {
 		b, err = experiment.ReplayBench(ctx, strings.Join(pos, ""), *replay, bo)

@@ -76,7 +76,11 @@ func exitCode(stderr io.Writer, err error) int {
 	case errors.Is(err, errHelp):
 		return 0
 	case errors.Is(err, errInterrupted):
-		fmt.Fprintln(stderr, "dbrig: interrupted; measured results were stored")
+		if err == errInterrupted {
+			fmt.Fprintln(stderr, "dbrig: interrupted; measured results were stored")
+		} else {
+			fmt.Fprintf(stderr, "dbrig: %v\n", err)
+		}
 		return 130
 	case errors.Is(err, errVerdict):
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
@@ -86,7 +90,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return 2
 	default:
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
-		if experiment.IsInput(err) || errors.Is(err, results.ErrNoRun) || errors.Is(err, results.ErrNoRating) {
+		if experiment.IsInput(err) || errors.Is(err, results.ErrNoRun) || errors.Is(err, results.ErrNoRating) || errors.Is(err, results.ErrBadStore) {
 			return 2
 		}
 		return 1
@@ -130,6 +134,10 @@ func driversCmd(_ context.Context, e *env, args []string) error {
 		report.Drivers(e.stdout, reg)
 		return nil
 	case 1:
+		if strings.HasPrefix(args[0], "-") && strings.TrimLeft(args[0], "-") == "h" || strings.TrimLeft(args[0], "-") == "help" {
+			fmt.Fprintln(e.stdout, "usage: dbrig drivers [NAME]: the drivers, or one driver's properties")
+			return errHelp
+		}
 	default:
 		return usagef("dbrig drivers: expected at most one driver name")
 	}

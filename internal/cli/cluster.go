@@ -153,7 +153,7 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	start := time.Now()
 	cl, err := cluster.Up(ctx, recipe, cluster.Options{Dir: *dir, Keep: *keep, StateFile: state, Detached: true, Ports: ports, CPUs: pin})
 	if err != nil {
-		return fmt.Errorf("local %s cluster: %w", recipe.System(), err)
+		return upError(ctx, recipe.System(), err)
 	}
 	fmt.Fprintf(e.stdout, "%s cluster up in %v (state %s, dir %s)\n", cl.System(), time.Since(start).Round(100*time.Millisecond), state, cl.Dir())
 	report.Nodes(e.stdout, cl.Nodes(), nil)
@@ -308,4 +308,17 @@ func clusterLogs(_ context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, l)
 	}
 	return nil
+}
+
+// upError classes a failed cluster.Up: a foreign data directory is bad
+// input (exit 2), Ctrl-C is an interruption (exit 130).
+func upError(ctx context.Context, system string, err error) error {
+	err = fmt.Errorf("local %s cluster: %w", system, err)
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: %w", errInterrupted, err)
+	case errors.Is(err, cluster.ErrNotOwned):
+		return &experiment.InputError{Err: err}
+	}
+	return err
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/internal/outfile"
 	"github.com/dbrig/dbrig/rating"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
@@ -164,6 +165,7 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("dbrig rate "+args[0], e.stderr)
 	storeDSN := fs.String("store", "", "results database (default: per-user data path)")
 	limit := fs.Int("limit", 50, "list: at most this many ratings, newest first")
+	force := fs.Bool("force", false, "--png may replace an existing file dbrig did not write")
 	png := fs.String("png", "", "show: also plot the rating (target vs the SLA's latency, the limit, the answer) into this PNG file")
 	pos, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
@@ -176,7 +178,7 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 		return usagef("dbrig rate: expected list or show ID [--png FILE]")
 	}
 	if *png != "" {
-		if err := checkOut("--png", *png, *storeDSN); err != nil {
+		if err := checkOut("--png", *png, *storeDSN, *force); err != nil {
 			return err
 		}
 	}
@@ -206,7 +208,10 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 	if *png == "" {
 		return nil
 	}
-	if err := writeOut(*png, "--png "+*png+": ", func(w io.Writer) error { return report.RatingPNG(w, r) }); err != nil {
+	if err := writeOut(*png, "--png "+*png+": ", func(w io.Writer) error {
+		tag := outfile.TagPNG(w) // so that a later --png recognises it as dbrig's
+		return errors.Join(report.RatingPNG(tag, r), tag.Flush())
+	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "plot written to %s\n", *png)
@@ -215,7 +220,7 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 
 // ratingReport: dbrig report rating:ID [-o FILE] writes a rating as a
 // self-contained HTML page (its plot, answer and experiments).
-func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string) error {
+func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string, force bool) error {
 	id, err := strconv.ParseInt(idText, 10, 64)
 	if err != nil || id <= 0 {
 		return usagef("rating:%s: expected a rating id (see dbrig rate list)", idText)
@@ -223,7 +228,7 @@ func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string) err
 	if out == "" {
 		out = "rating-" + idText + ".html"
 	}
-	if err := checkOut("-o", out, storeDSN); err != nil {
+	if err := checkOut("-o", out, storeDSN, force); err != nil {
 		return err
 	}
 	store, err := results.OpenExisting(ctx, storeDSN)

@@ -23,6 +23,7 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 	storeDSN := fs.String("store", "", "results database (default: per-user data path)")
 	out := fs.String("o", "", "write the self-contained HTML report to this file (default: report-RUN.html)")
 	pngDir := fs.String("png", "", "also write every plot as a PNG file into this directory")
+	force := fs.Bool("force", false, "-o may replace an existing file dbrig did not write (never a database)")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
@@ -34,7 +35,7 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 		return usagef("dbrig report: expected one or more run ids (see dbrig runs list), or rating:ID (see dbrig rate list)")
 	}
 	if len(pos) == 1 && strings.HasPrefix(pos[0], "rating:") {
-		return ratingReport(ctx, e, *storeDSN, strings.TrimPrefix(pos[0], "rating:"), *out) // rate.go
+		return ratingReport(ctx, e, *storeDSN, strings.TrimPrefix(pos[0], "rating:"), *out, *force) // rate.go
 	}
 	ids := make([]int64, len(pos))
 	for i, p := range pos {
@@ -45,7 +46,7 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 	if *out == "" {
 		*out = "report-" + pos[0] + ".html"
 	}
-	if err := checkOut("-o", *out, *storeDSN); err != nil {
+	if err := checkOut("-o", *out, *storeDSN, *force); err != nil {
 		return err
 	}
 	if *pngDir != "" {
@@ -107,13 +108,14 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 }
 
 // checkOut refuses an output file (given with flag role) that would
-// overwrite the results store storeDSN, before anything runs (exit code 2).
-func checkOut(role, path, storeDSN string) error {
+// overwrite the results store storeDSN, or a file dbrig did not write
+// (unless force), before anything runs (exit code 2).
+func checkOut(role, path, storeDSN string, force bool) error {
 	var protected []outfile.Path
 	if f, ok := results.File(storeDSN); ok {
 		protected = append(protected, outfile.Path{Role: "results store", Path: f})
 	}
-	if err := outfile.Check([]outfile.Path{{Role: role, Path: path}}, protected); err != nil {
+	if err := outfile.CheckForce([]outfile.Path{{Role: role, Path: path}}, protected, force); err != nil {
 		return &experiment.InputError{Err: err}
 	}
 	return nil

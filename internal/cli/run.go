@@ -31,6 +31,7 @@ type runFlags struct {
 	maxBacklog, batch      int
 	store, name, hdrlog    string
 	jsonOut, ycsbOut       bool
+	force                  bool
 	quiet, skipLoad        bool
 	recreate               bool
 	cpus                   string
@@ -70,6 +71,7 @@ func (f *runFlags) define(fs *flag.FlagSet, withRun bool) {
 	fs.Int64Var(&f.seed, "seed", 0, "random seed (0 = pick one; it is stored with the run)")
 	fs.IntVar(&f.maxBacklog, "max-backlog", run.DefaultMaxBacklog, "open model: operations waiting for a client before new ones are dropped")
 	fs.StringVar(&f.hdrlog, "hdrlog", "", "also write an HdrHistogram interval log to this file")
+	fs.BoolVar(&f.force, "force", false, "--hdrlog may replace an existing file dbrig did not write (never a database)")
 	fs.BoolVar(&f.ycsbOut, "ycsb", false, "also print YCSB-compatible summary lines")
 	fs.BoolVar(&f.skipLoad, "skip-load", false, "skip the load phase (the store already holds the data)")
 }
@@ -119,7 +121,10 @@ func (f *runFlags) options(withRun bool, args []string) experiment.Options {
 		Model: f.model, Arrival: f.arrival, Warmup: f.warmup, ThinkTime: f.think, OpTimeout: f.opTimeout,
 		MaxBacklog: f.maxBacklog, LoadBatch: f.batch, Seed: f.seed,
 		SkipLoad: f.skipLoad, Recreate: f.recreate, LoadOnly: !withRun,
-		Name: f.name, Tags: f.tags, Args: args, Store: f.store, HDRLog: f.hdrlog,
+		Name: f.name, Tags: f.tags, Args: args, Store: f.store, HDRLog: f.hdrlog, Force: f.force,
+	}
+	if !f.set["driver"] && !f.set["db"] {
+		o.Driver = "" // YCSB's db= in a -P file may choose it (Pebble otherwise)
 	}
 	override := func(flag, key, value string) {
 		o.Overrides = append(o.Overrides, experiment.Override{Flag: flag, Key: key, Value: value})

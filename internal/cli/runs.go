@@ -38,9 +38,9 @@ func runsCmd(ctx context.Context, e *env, args []string) error {
 		return usagef("dbrig runs: expected list, show ID or compare ID ID")
 	}
 	switch f.Status {
-	case "", "running", "done", "failed", "interrupted":
+	case "", "running", "done", "failed", "interrupted", "abandoned":
 	default:
-		return usagef("--status %q: expected running, done, failed or interrupted", f.Status)
+		return usagef("--status %q: expected running, done, failed, interrupted or abandoned", f.Status)
 	}
 	if *since > 0 {
 		f.Since = time.Now().Add(-*since)

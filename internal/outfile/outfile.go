@@ -26,10 +26,15 @@ type Path struct {
 }
 
 // Check verifies, before anything runs, that every output can be written
-// and that no output is the same file as a protected path or another output.
-// Outputs may not exist yet; their directory is created when missing (as -o
-// and --png promise). Empty paths are skipped.
+// and that no output is the same file as a protected path or another output,
+// an existing file dbrig did not write, or a database. Outputs may not exist
+// yet; their directory is created when missing (as -o and --png promise).
+// Empty paths are skipped.
 func Check(outputs []Path, protected []Path) error {
+	return CheckForce(outputs, protected, false)
+}
+
+func check(outputs []Path, protected []Path) error {
 	var seen []Path
 	for _, p := range protected {
 		if p.Path != "" {

@@ -1,6 +1,7 @@
 package outfile
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -94,4 +95,67 @@ func TestCreateCommitAbort(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
 	}
+}
+
+// An existing file is replaced only when dbrig wrote it (or --force says
+// so); a database never, even with --force.
+func TestCheckExisting(t *testing.T) {
+	dir := t.TempDir()
+	var png bytes.Buffer
+	w := TagPNG(&png)
+	w.Write(pngHead())
+	w.Write([]byte("rest of the image"))
+	files := map[string]string{
+		"notes.txt":       "my thesis\n",
+		"other.db":        "SQLite format 3\x00" + strings.Repeat("x", 100),
+		"duck.db":         "\x00\x00\x00\x00\x00\x00\x00\x00DUCK" + strings.Repeat("x", 100),
+		"dump.rdb":        "REDIS0011" + strings.Repeat("x", 100),
+		"empty.html":      "",
+		"report-1.html":   "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"generator\" content=\"dbrig\">\n<title>dbrig report</title>",
+		"rating-1.html":   "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>dbrig rating 1</title>",
+		"out.hlog":        "#dbrig run 3\n#[Histogram log format version 1.3]\n#[StartTime: 1.000 (seconds since epoch), x]\n#[BaseTime: 1.000 (seconds since epoch)]\n#[values are response times in microseconds, tagged by operation]\n",
+		"foreign.hlog":    "#[Histogram log format version 1.3]\n#[StartTime: 1.000 (seconds since epoch)]\n",
+		"plot.png":        png.String(),
+		"someone-els.png": string(pngHead()),
+	}
+	for name, content := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+	}
+	cases := []struct {
+		name  string
+		force bool
+		want  error // nil: may be replaced
+	}{
+		{"notes.txt", false, ErrForeign},
+		{"notes.txt", true, nil},
+		{"other.db", false, ErrDatabase},
+		{"other.db", true, ErrDatabase},
+		{"duck.db", true, ErrDatabase},
+		{"dump.rdb", true, ErrDatabase},
+		{"empty.html", false, nil},
+		{"report-1.html", false, nil},
+		{"rating-1.html", false, nil},
+		{"out.hlog", false, nil},
+		{"foreign.hlog", false, ErrForeign},
+		{"plot.png", false, nil},
+		{"someone-els.png", false, ErrForeign},
+	}
+	for _, tc := range cases {
+		err := CheckForce([]Path{{"-o", filepath.Join(dir, tc.name)}}, nil, tc.force)
+		if !errors.Is(err, tc.want) || (err == nil) != (tc.want == nil) {
+			t.Errorf("%s force=%v: %v, want %v", tc.name, tc.force, err, tc.want)
+		}
+	}
+	for name, content := range files {
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != content {
+			t.Errorf("%s changed by the check", name)
+		}
+	}
+}
+
+// pngHead is a PNG signature and an IHDR chunk.
+func pngHead() []byte {
+	b := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR")
+	b = append(b, make([]byte, 13+4)...)
+	return b
 }

@@ -170,8 +170,14 @@ func (w *Workload) readCounts(p *spec.Props, c *firstErr) {
 	var e error
 	w.recordCount, e = p.IntMin("recordcount", 0, 0)
 	c.check(e)
+	if e == nil && w.recordCount > MaxRecords {
+		c.check(p.Errorf("recordcount", "at most %d records", int64(MaxRecords)))
+	}
 	w.insertStart, e = p.IntMin("insertstart", 0, 0)
 	c.check(e)
+	if e == nil && w.insertStart > MaxRecords {
+		c.check(p.Errorf("insertstart", "at most %d", int64(MaxRecords)))
+	}
 	w.insertCount, e = p.IntMin("insertcount", max(w.recordCount-w.insertStart, 0), 0)
 	c.check(e)
 	// YCSB: "recordcount must be bigger than insertstart + insertcount".
@@ -349,3 +355,8 @@ func (w *Workload) appendKey(dst []byte, keynum int64) []byte {
 	}
 	return append(dst, d...)
 }
+
+// MaxRecords bounds recordcount and insertstart: a quadrillion records is more
+// than any store dbrig drives holds, and far from where key arithmetic
+// (insertstart + insertcount, the generators' ranges) overflows.
+const MaxRecords = 1 << 50
