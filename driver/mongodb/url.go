@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/dbrig/dbrig/spec"
@@ -55,7 +56,12 @@ func parseURL(p *spec.Props) (target, error) {
 		}
 		return t, nil
 	}
-	cs, err := connstring.ParseAndValidate(raw)
+	// The driver's own checks, as Connect will make them (write concern,
+	// read preference, pool sizes, ...).
+	if err := options.Client().ApplyURI(raw).Validate(); err != nil {
+		return t, bad(want, err)
+	}
+	cs, err := connstring.Parse(raw)
 	if err != nil {
 		return t, bad(want, err)
 	}
