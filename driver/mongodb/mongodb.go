@@ -34,6 +34,7 @@ package mongodb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -199,7 +200,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 		opts = append(opts, options.FindOne().SetProjection(projection(fields)))
 	}
 	raw, err := db.db.Collection(table).FindOne(ctx, bson.D{{Key: "_id", Value: key}}, opts...).Raw()
-	if err == mongo.ErrNoDocuments {
+	if errors.Is(err, mongo.ErrNoDocuments) {
 		return nil, fmt.Errorf("mongodb read %s/%s: %w", table, key, errclass.ErrNotFound)
 	}
 	if err != nil {
@@ -374,7 +375,7 @@ func (db *DB) Records(ctx context.Context, table string) (int64, error) {
 	defer cancel()
 	err := db.db.Collection(table).FindOne(ctx, bson.D{}, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Err()
 	switch {
-	case err == mongo.ErrNoDocuments:
+	case errors.Is(err, mongo.ErrNoDocuments):
 		return 0, nil
 	case err != nil:
 		return 0, fmt.Errorf("mongodb: look for records in %s: %w", table, db.classify(err))
