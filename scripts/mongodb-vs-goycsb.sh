@@ -5,9 +5,11 @@
 #   DBRIG_MONGODB_URL=mongodb://127.0.0.1:17017/ycsb?w=1 \
 #     scripts/mongodb-vs-goycsb.sh DBRIG GOYCSB [SECONDS] [ROUNDS] ["CLIENTS…"]
 #     e.g. scripts/mongodb-vs-goycsb.sh ./dbrig /tmp/goycsb/go-ycsb 10 2 "1 4 16"
-# Each tool loads RECORDS records (default 1000) into a collection of its
-# own (mvg_dbrig, mvg_goycsb: the same size, so the same work for a server
-# whose reads scan the collection); the load times are printed. Then per
+# Each tool loads RECORDS records (default 1000) into a new collection of
+# its own (mvg_dbrig_PID, mvg_goycsb_PID: the same size and both fresh, so
+# the same work for a server whose reads scan the collection; go-ycsb
+# cannot drop one, so they are left on the server); the load times are
+# printed. Then per
 # round, workload and client count, dbrig and go-ycsb run SECONDS each, the
 # one starting alternating between rounds, and the line shows both ops/s and
 # the ratio dbrig/go-ycsb. Both use zipfian requests, 10 fields of 100
@@ -25,8 +27,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 common=(-p recordcount="$records" -p requestdistribution=zipfian -p readallfields=true -p writeallfields=false)
-dprops=(-p mongodb.url="$url" -p table=mvg_dbrig "${common[@]}")
-gprops=(-p mongodb.url="$url" -p table=mvg_goycsb "${common[@]}" -p workload=core
+dprops=(-p mongodb.url="$url" -p table=mvg_dbrig_$$ "${common[@]}")
+gprops=(-p mongodb.url="$url" -p table=mvg_goycsb_$$ "${common[@]}" -p workload=core
 	-p scanproportion=0 -p insertproportion=0)
 
 echo "loading $records records for each tool" >&2
