@@ -7,6 +7,7 @@ import (
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/etcd"
 	"github.com/dbrig/dbrig/driver/hazelcast"
+	"github.com/dbrig/dbrig/driver/mongodb"
 	"github.com/dbrig/dbrig/driver/mysql"
 	"github.com/dbrig/dbrig/driver/null"
 	"github.com/dbrig/dbrig/driver/pebble"
@@ -35,6 +36,7 @@ func Registry() driver.Registry {
 	return driver.Registry{
 		"etcd":      etcd.Driver(),
 		"hazelcast": hazelcast.Driver(),
+		"mongodb":   mongodb.Driver(),
 		"mysql":     mysql.Driver(),
 		"null":      null.Driver(),
 		"pebble":    pebble.Driver(),

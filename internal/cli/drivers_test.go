@@ -29,6 +29,7 @@ func TestRunEachDriver(t *testing.T) {
 		{"mysql", "DBRIG_MYSQL_DSN", "mysql.dsn"},
 		{"etcd", "DBRIG_ETCD_ENDPOINTS", "etcd.endpoints"},
 		{"hazelcast", "DBRIG_HAZELCAST_ADDRS", "hazelcast.addrs"},
+		{"mongodb", "DBRIG_MONGODB_URL", "mongodb.url"}, // FerretDB on PostgreSQL under scripts/test
 	}
 	store := filepath.Join(t.TempDir(), "r.db")
 	table := fmt.Sprintf("cli%d", time.Now().UnixNano()%1e9)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,6 +192,8 @@ func TestSecretsNeverShow(t *testing.T) {
 				{"--driver", "postgres", "-p", "pg.url=postgres://dbrig:" + pw + "@127.0.0.1:1/db?connect_timeout=1"},
 				{"--driver", "postgres", "-p", "pg.url=host=127.0.0.1 port=1 user=dbrig connect_timeout=1 password=" + quoted},
 				{"--driver", "mysql", "-p", "mysql.dsn=dbrig:" + pw + "@tcp(127.0.0.1:1)/dbrig?timeout=1s"},
+				{"--driver", "mongodb", "-p", "mongodb.url=mongodb://dbrig:" + pw + "@127.0.0.1:1/ycsb?w=1", "-p", "mongodb.timeout=300ms"},
+				{"--driver", "mongodb", "-p", "mongodb.url=mongodb://dbrig:" + url.QueryEscape(pw) + "@127.0.0.1:1/ycsb", "-p", "mongodb.timeout=300ms"},
 				{"--driver", "redis", "-p", "redis.addr=" + addr, "-p", "redis.password=wrong" + pw},
 			} {
 				_, out, errOut := dbrig(t, context.Background(), append([]string{"run", "--store", store, "-p", "recordcount=10"}, bad...)...)

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# dbrig against go-ycsb's own mongodb binding on the same MongoDB-protocol
+# server (here FerretDB on PostgreSQL, the mongodb test server), YCSB
+# workloads A and C, at each client count, back to back:
+#   DBRIG_MONGODB_URL=mongodb://127.0.0.1:17017/ycsb?w=1 \
+#     scripts/mongodb-vs-goycsb.sh DBRIG GOYCSB [SECONDS] [ROUNDS] ["CLIENTS…"]
+#     e.g. scripts/mongodb-vs-goycsb.sh ./dbrig /tmp/goycsb/go-ycsb 10 2 "1 4 16"
+# Each tool loads RECORDS records (default 1000) into a new collection of
+# its own (mvg_dbrig_PID, mvg_goycsb_PID: the same size and both fresh, so
+# the same work for a server whose reads scan the collection; go-ycsb
+# cannot drop one, so they are left on the server); the load times are
+# printed. Then per
+# round, workload and client count, dbrig and go-ycsb run SECONDS each, the
+# one starting alternating between rounds, and the line shows both ops/s and
+# the ratio dbrig/go-ycsb. Both use zipfian requests, 10 fields of 100
+# bytes, reads of all fields, updates of one; go-ycsb's database is always
+# ycsb, so DBRIG_MONGODB_URL's path must be /ycsb.
+set -euo pipefail
+dbrig=${1:?usage: mongodb-vs-goycsb.sh DBRIG GOYCSB [SECONDS] [ROUNDS] [\"CLIENTS…\"]}
+goycsb=${2:?usage: mongodb-vs-goycsb.sh DBRIG GOYCSB [SECONDS] [ROUNDS] [\"CLIENTS…\"]}
+secs=${3:-10}
+rounds=${4:-2}
+read -r -a clients <<<"${5:-1 4 16}"
+records=${RECORDS:-1000}
+url=${DBRIG_MONGODB_URL:?DBRIG_MONGODB_URL: the server (eval "\$(scripts/test-servers up mongodb)")}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+common=(-p recordcount="$records" -p requestdistribution=zipfian -p readallfields=true -p writeallfields=false)
+dprops=(-p mongodb.url="$url" -p table=mvg_dbrig_$$ "${common[@]}")
+gprops=(-p mongodb.url="$url" -p table=mvg_goycsb_$$ "${common[@]}" -p workload=core
+	-p scanproportion=0 -p insertproportion=0)
+
+echo "loading $records records for each tool" >&2
+s=$(date +%s.%N)
+"$dbrig" load --driver mongodb -P workloada "${dprops[@]}" --clients 4 --recreate --quiet --store "$tmp/load.db" >/dev/null
+d=$(date +%s.%N)
+"$goycsb" load mongodb "${gprops[@]}" -p threadcount=4 -p operationcount="$records" >"$tmp/gload" 2>&1 ||
+	{ cat "$tmp/gload" >&2; exit 1; }
+g=$(date +%s.%N)
+python3 -c 'import sys; s, d, g = map(float, sys.argv[1:]); print("load, 4 clients: dbrig %.2fs, go-ycsb %.2fs (dbrig/go-ycsb speed %.2f)" % (d - s, g - d, (g - d) / (d - s)))' "$s" "$d" "$g"
+
+run_dbrig() { # workload clients → ops/s
+	"$dbrig" run --driver mongodb -P "workload$1" "${dprops[@]}" -p operationcount=0 --skip-load \
+		--clients "$2" --duration "${secs}s" --store "$tmp/run-$RANDOM.db" --quiet --json 2>/dev/null >"$tmp/out"
+	python3 - "$tmp/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); o = d["ops"]["OVERALL"]
+err = o.get("errors", 0)
+print("%.1f%s" % (o["throughput"], "" if not err else "(%derr)" % err))
+PY
+}
+run_goycsb() { # workload clients → ops/s; SIGTERM prints go-ycsb's final summary
+	local rp=1
+	[ "$1" = a ] && rp=0.5
+	timeout --foreground -s TERM "$secs" "$goycsb" run mongodb "${gprops[@]}" -p threadcount="$2" \
+		-p readproportion="$rp" -p updateproportion="$(python3 -c "print(round(1 - $rp, 2))")" \
+		-p operationcount=1000000000 >"$tmp/out" 2>&1 || true
+	python3 - "$tmp/out" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.findall(r"TOTAL\s+- Takes\(s\): ([0-9.]+), Count: ([0-9]+), OPS: ([0-9.]+)", t)
+print("%.1f" % float(m[-1][2]) if m else "-")
+PY
+}
+ratio() { python3 -c 'import sys
+try: print("%.2f" % (float(sys.argv[1].split("(")[0]) / float(sys.argv[2])))
+except (ValueError, ZeroDivisionError): print("-")' "$1" "$2"; }
+
+echo "round workload clients dbrig_ops/s goycsb_ops/s dbrig/goycsb"
+for r in $(seq "$rounds"); do
+	for w in a c; do
+		for c in "${clients[@]}"; do
+			if [ $((r % 2)) = 1 ]; then
+				o=$(run_dbrig "$w" "$c")
+				g=$(run_goycsb "$w" "$c")
+			else
+				g=$(run_goycsb "$w" "$c")
+				o=$(run_dbrig "$w" "$c")
+			fi
+			echo "$r $w $c $o $g $(ratio "$o" "$g")"
+		done
+	done
+done
