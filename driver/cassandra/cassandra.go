@@ -302,14 +302,24 @@ func (db *DB) setUp(ctx context.Context, table string, p *spec.Props) error {
 }
 
 // ringSize counts the nodes of the ring: the one answering and its peers.
+// system.peers_v2 (Cassandra 4.0 on) tells nodes on one address apart by
+// port; system.peers, keyed by address alone, is the fallback.
 func (db *DB) ringSize(ctx context.Context) (int, error) {
-	n := 1
-	iter := db.sess.Query("SELECT peer FROM system.peers").Consistency(gocql.One).IterContext(ctx)
-	var peer string
-	for iter.Scan(&peer) {
-		n++
+	count := func(q string) (int, error) {
+		n := 1
+		iter := db.sess.Query(q).Consistency(gocql.One).IterContext(ctx)
+		var id gocql.UUID
+		for iter.Scan(&id) {
+			n++
+		}
+		return n, iter.Close()
 	}
-	return n, iter.Close()
+	n, err := count("SELECT host_id FROM system.peers_v2")
+	var req gocql.RequestError
+	if errors.As(err, &req) && req.Code() == gocql.ErrCodeInvalid {
+		return count("SELECT host_id FROM system.peers")
+	}
+	return n, err
 }
 
 // ensureTable creates table with YCSB's columns when this session has not

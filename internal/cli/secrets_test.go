@@ -192,6 +192,8 @@ func TestSecretsNeverShow(t *testing.T) {
 				{"--driver", "postgres", "-p", "pg.url=host=127.0.0.1 port=1 user=dbrig connect_timeout=1 password=" + quoted},
 				{"--driver", "mysql", "-p", "mysql.dsn=dbrig:" + pw + "@tcp(127.0.0.1:1)/dbrig?timeout=1s"},
 				{"--driver", "redis", "-p", "redis.addr=" + addr, "-p", "redis.password=wrong" + pw},
+				{"--driver", "cassandra", "-p", "hosts=127.0.0.1:1", "-p", "cassandra.connecttimeoutmillis=500",
+					"-p", "cassandra.username=dbrig", "-p", "cassandra.password=" + pw},
 			} {
 				_, out, errOut := dbrig(t, context.Background(), append([]string{"run", "--store", store, "-p", "recordcount=10"}, bad...)...)
 				outputs.WriteString(out + errOut)
