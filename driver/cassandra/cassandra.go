@@ -181,7 +181,7 @@ func readSettings(p *spec.Props, db *DB) (settings, error) {
 	if s.discover, err = p.Bool("cassandra.discover", true); err != nil {
 		return s, err
 	}
-	inflight, err := p.IntMin("cassandra.loadinflight", 32, 1)
+	inflight, err := p.IntMin("cassandra.loadinflight", 8, 1)
 	if err != nil {
 		return s, err
 	}
