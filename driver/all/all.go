@@ -5,6 +5,7 @@ package all
 
 import (
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/cassandra"
 	"github.com/dbrig/dbrig/driver/etcd"
 	"github.com/dbrig/dbrig/driver/hazelcast"
 	"github.com/dbrig/dbrig/driver/mongodb"
@@ -34,6 +35,7 @@ const (
 // One line per driver, in alphabetical order.
 func Registry() driver.Registry {
 	return driver.Registry{
+		"cassandra": cassandra.Driver(),
 		"etcd":      etcd.Driver(),
 		"hazelcast": hazelcast.Driver(),
 		"mongodb":   mongodb.Driver(),

@@ -73,6 +73,7 @@ func TestDriversDeclareWhatTheyRead(t *testing.T) {
 		"etcd.endpoints": "127.0.0.1:1", "etcd.dialtimeout": "200ms",
 		"hazelcast.addrs": "127.0.0.1:1", "hazelcast.dialtimeout": "200ms",
 		"mongodb.url": "mongodb://u:secret@127.0.0.1:1/ycsb", "mongodb.timeout": "200ms",
+		"hosts": "127.0.0.1:1", "cassandra.connecttimeoutmillis": "200",
 		"pg.url":    "postgres://u:secret@127.0.0.1:1/db?connect_timeout=1",
 		"mysql.dsn": "u:secret@tcp(127.0.0.1:1)/db?timeout=200ms",
 	}

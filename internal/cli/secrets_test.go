@@ -195,6 +195,8 @@ func TestSecretsNeverShow(t *testing.T) {
 				{"--driver", "mongodb", "-p", "mongodb.url=mongodb://dbrig:" + pw + "@127.0.0.1:1/ycsb?w=1", "-p", "mongodb.timeout=300ms"},
 				{"--driver", "mongodb", "-p", "mongodb.url=mongodb://dbrig:" + url.QueryEscape(pw) + "@127.0.0.1:1/ycsb", "-p", "mongodb.timeout=300ms"},
 				{"--driver", "redis", "-p", "redis.addr=" + addr, "-p", "redis.password=wrong" + pw},
+				{"--driver", "cassandra", "-p", "hosts=127.0.0.1:1", "-p", "cassandra.connecttimeoutmillis=500",
+					"-p", "cassandra.username=dbrig", "-p", "cassandra.password=" + pw},
 			} {
 				_, out, errOut := dbrig(t, context.Background(), append([]string{"run", "--store", store, "-p", "recordcount=10"}, bad...)...)
 				outputs.WriteString(out + errOut)
