@@ -23,8 +23,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/childproc"
-	"github.com/dbrig/dbrig/internal/cpuset"
+	"github.com/dbrig/dbrig/childproc"
+	"github.com/dbrig/dbrig/cpuset"
 	"github.com/dbrig/dbrig/nodestat"
 )
 

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/cluster"
+	"github.com/dbrig/dbrig/cpuset"
 	"github.com/dbrig/dbrig/driver/all"
-	"github.com/dbrig/dbrig/internal/cpuset"
 	"github.com/dbrig/dbrig/nodestat"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/spec"

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/outfile"
 	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/outfile"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 )

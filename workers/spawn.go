@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/childproc"
+	"github.com/dbrig/dbrig/childproc"
 )
 
 // TokenEnv is the environment variable that carries the shared token

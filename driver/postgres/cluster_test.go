@@ -13,7 +13,7 @@ import (
 
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/cluster/clustertest"
-	"github.com/dbrig/dbrig/internal/cpuset"
+	"github.com/dbrig/dbrig/cpuset"
 	"github.com/dbrig/dbrig/nodestat"
 	"github.com/jackc/pgx/v5"
 )

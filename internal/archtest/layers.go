@@ -26,9 +26,9 @@ func layers() []layer {
 	return []layer{
 		{"concepts", []string{"loadmodel"}}, // what spec declares, run runs, results stores and format shows
 		{"vocabulary", []string{"errclass", "spec", "format"}},
-		{"leaves", []string{"internal/cpuset", "internal/outfile", "internal/testenv", "internal/archtest",
+		{"leaves", []string{"cpuset", "outfile", "internal/testenv", "internal/archtest",
 			"nodestat", "machine", "inject/...", "scripts/redis-clients"}},
-		{"primitives", []string{"measure", "internal/childproc", "k8s"}},
+		{"primitives", []string{"measure", "childproc", "k8s"}},
 		{"clusters", []string{"cluster"}},
 		{"cluster tests", []string{"cluster/clustertest"}}, // recipe tests in the systems' homes share it
 		{"drivers", []string{"driver/..."}},

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/dbrig/dbrig/internal/cpuset"
+	"github.com/dbrig/dbrig/cpuset"
 )
 
 // listFlag collects a repeatable flag (-P file, -p key=value, --tag t).

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbrig/dbrig/internal/outfile"
+	"github.com/dbrig/dbrig/outfile"
 	"github.com/dbrig/dbrig/rating"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/dbrig/dbrig/experiment"
-	"github.com/dbrig/dbrig/internal/outfile"
+	"github.com/dbrig/dbrig/outfile"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/web"

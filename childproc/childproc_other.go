@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"syscall"
 
-	"github.com/dbrig/dbrig/internal/cpuset"
+	"github.com/dbrig/dbrig/cpuset"
 )
 
 // Attr: without Linux's parent-death signal, children outlive a dbrig that

@@ -4,7 +4,7 @@ import (
 	"os/exec"
 	"runtime"
 
-	"github.com/dbrig/dbrig/internal/cpuset"
+	"github.com/dbrig/dbrig/cpuset"
 	"syscall"
 )
 
