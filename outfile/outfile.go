@@ -9,6 +9,7 @@ package outfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -152,4 +153,26 @@ func (f *File) Abort() {
 	f.done = true
 	f.Close()
 	os.Remove(f.Name())
+}
+
+// Write writes path through a temporary file renamed into place only when
+// write succeeded; prefix goes before the file's own errors.
+func Write(path, prefix string, write func(io.Writer) error) error {
+	f, err := Create(path)
+	if err != nil {
+		return Prefix(prefix, err)
+	}
+	defer f.Abort() // removes only the temporary file, never path
+	if err := write(f); err != nil {
+		return err
+	}
+	return Prefix(prefix, f.Commit())
+}
+
+// Prefix is err with prefix before its text; nil stays nil.
+func Prefix(prefix string, err error) error {
+	if err == nil || prefix == "" {
+		return err
+	}
+	return fmt.Errorf("%s%w", prefix, err)
 }

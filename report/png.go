@@ -2,8 +2,10 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/dbrig/dbrig/analysis"
+	"github.com/dbrig/dbrig/outfile"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -38,35 +41,69 @@ func WritePNGs(ctx context.Context, dir string, store *results.Store, ids []int6
 	return RenderPNGs(ctx, dir, rep)
 }
 
-// RenderPNGs writes the charts of a built report as PNG files in dir.
+// RenderPNGs writes the charts of a built report as PNG files in dir, each
+// tagged as dbrig's (so a later report may replace it; outfile), at the
+// paths PNGPaths names.
 func RenderPNGs(ctx context.Context, dir string, rep *analysis.Set) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("png: %w", err)
 	}
-	var ids []string
-	for _, rd := range rep.Runs {
-		ids = append(ids, strconv.FormatInt(rd.Detail.ID, 10))
-	}
-	prefix := "run" + strings.Join(ids, "-")
 	var paths []string
-	for _, c := range rep.Charts {
+	for _, c := range pngCharts(rep) {
 		if err := ctx.Err(); err != nil {
 			return paths, err
-		}
-		if c.Note != "" || len(c.X) == 0 {
-			continue
 		}
 		p, err := plotOf(c)
 		if err != nil {
 			return paths, fmt.Errorf("png %s: %w", c.ID, err)
 		}
-		path := filepath.Join(dir, prefix+"-"+c.ID+".png")
-		if err := p.Save(pngWidth, pngHeight, path); err != nil {
+		wt, err := p.WriterTo(pngWidth, pngHeight, "png")
+		if err != nil {
 			return paths, fmt.Errorf("png %s: %w", c.ID, err)
+		}
+		path := pngPath(dir, rep, c)
+		if err := outfile.Write(path, "png "+c.ID+": ", func(w io.Writer) error {
+			tag := outfile.TagPNG(w)
+			_, err := wt.WriteTo(tag)
+			return errors.Join(err, tag.Flush())
+		}); err != nil {
+			return paths, err
 		}
 		paths = append(paths, path)
 	}
 	return paths, nil
+}
+
+// PNGPaths are the files RenderPNGs writes into dir: run<ids>-<chart id>.png
+// for every chart with data; none when dir is "".
+func PNGPaths(dir string, rep *analysis.Set) []string {
+	if dir == "" {
+		return nil
+	}
+	var paths []string
+	for _, c := range pngCharts(rep) {
+		paths = append(paths, pngPath(dir, rep, c))
+	}
+	return paths
+}
+
+// pngCharts are the charts that have data to plot.
+func pngCharts(rep *analysis.Set) []analysis.Chart {
+	var out []analysis.Chart
+	for _, c := range rep.Charts {
+		if c.Note == "" && len(c.X) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func pngPath(dir string, rep *analysis.Set, c analysis.Chart) string {
+	var ids []string
+	for _, rd := range rep.Runs {
+		ids = append(ids, strconv.FormatInt(rd.Detail.ID, 10))
+	}
+	return filepath.Join(dir, "run"+strings.Join(ids, "-")+"-"+c.ID+".png")
 }
 
 // plotOf draws one chart as gonum/plot does: lines (stepped back over their

@@ -223,6 +223,12 @@ func (e *Experiment) Position(path string) (Pos, bool) {
 // MaxFile bounds an experiment file's size.
 const maxExperimentFile = 1 << 20
 
+// IsExperimentFile tells whether a command's argument names an experiment
+// file (YAML) rather than a property file or a run.
+func IsExperimentFile(path string) bool {
+	return strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")
+}
+
 // ReadExperimentFile reads an experiment file's bytes: a regular file of at
 // most 1 MB (ReadRegular).
 func ReadExperimentFile(path string) ([]byte, error) {

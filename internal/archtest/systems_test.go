@@ -20,7 +20,7 @@ import (
 // with its cluster recipe); orchestration asks through capabilities. So no
 // non-test Go file of these trees names a system in a string literal or
 // imports a database client library.
-var orchestration = []string{"experiment", "rating", "workers", "analysis", "report", "web", "internal/cli"}
+var orchestration = []string{"experiment", "scenario", "rating", "workers", "analysis", "report", "web", "internal/cli"}
 
 // dbClients are the modules of go.mod that speak to a database under test.
 // The results store's own PostgreSQL client (results/) is not in the trees

@@ -91,7 +91,7 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var recipe cluster.Recipe
 	var drv string
-	if arg := pos[0]; strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") {
+	if arg := pos[0]; spec.IsExperimentFile(arg) {
 		for _, k := range []string{"nodes", "replicas", "sentinels", "binary", "config", "port"} {
 			if given[k] {
 				key := "system.cluster." + k

@@ -184,3 +184,35 @@ func TestMessages(t *testing.T) {
 		}
 	}
 }
+
+// report --png DIR replaces the PNGs an earlier report wrote there, never a
+// file of the user's that has one of their names (unless --force).
+func TestReportPNGsRefuseForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "r.db")
+	ctx := context.Background()
+	if code, _, errOut := dbrig(t, ctx, "run", "--driver", "null", "--store", store, "-p", "recordcount=10", "--duration", "2s", "--quiet"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	pngs := filepath.Join(dir, "png")
+	report := func() (int, string) {
+		code, _, errOut := dbrig(t, ctx, "report", "1", "--store", store, "-o", filepath.Join(dir, "r.html"), "--png", pngs)
+		return code, errOut
+	}
+	for i := range 2 { // the second replaces the first's PNGs
+		if code, errOut := report(); code != 0 {
+			t.Fatalf("report %d: exit %d: %s", i+1, code, errOut)
+		}
+	}
+	written, _ := filepath.Glob(filepath.Join(pngs, "*.png"))
+	if len(written) == 0 {
+		t.Fatal("no PNG written")
+	}
+	writeFile(t, written[0], "mine\n")
+	if code, errOut := report(); code != 2 || !strings.Contains(errOut, filepath.Base(written[0])) {
+		t.Errorf("over a user's file: exit %d, want 2 naming it; stderr: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(written[0]); string(b) != "mine\n" {
+		t.Errorf("the user's file was replaced (%d bytes)", len(b))
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/dbrig/dbrig/rating"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
+	"github.com/dbrig/dbrig/spec"
 )
 
 // rateCmd: dbrig rate [run flags] --sla EXPR … — or dbrig rate list,
@@ -54,7 +55,7 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	if err := pinSelf(f.cpus); err != nil {
 		return err
 	}
-	if len(pos) == 1 && isExperimentFile(pos[0]) {
+	if len(pos) == 1 && spec.IsExperimentFile(pos[0]) {
 		return rateFileCmd(ctx, e, pos[0], rf, f, sets, *dry)
 	}
 	if len(pos) > 0 {
@@ -68,11 +69,6 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return runRating(ctx, e, f, opts)
-}
-
-// isExperimentFile: a positional argument of rate names an experiment file.
-func isExperimentFile(p string) bool {
-	return strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")
 }
 
 // runRating performs a rating and prints it.
@@ -208,7 +204,7 @@ func rateShow(ctx context.Context, e *env, args []string) error {
 	if *png == "" {
 		return nil
 	}
-	if err := writeOut(*png, "--png "+*png+": ", func(w io.Writer) error {
+	if err := outfile.Write(*png, "--png "+*png+": ", func(w io.Writer) error {
 		tag := outfile.TagPNG(w) // so that a later --png recognises it as dbrig's
 		return errors.Join(report.RatingPNG(tag, r), tag.Flush())
 	}); err != nil {
@@ -240,8 +236,8 @@ func ratingReport(ctx context.Context, e *env, storeDSN, idText, out string, for
 	if err != nil {
 		return err
 	}
-	if err := writeOut(out, "", func(w io.Writer) error {
-		return errPrefix(fmt.Sprintf("report rating %d: ", id), report.RatingHTML(w, r))
+	if err := outfile.Write(out, "", func(w io.Writer) error {
+		return outfile.Prefix(fmt.Sprintf("report rating %d: ", id), report.RatingHTML(w, r))
 	}); err != nil {
 		return err
 	}

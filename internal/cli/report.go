@@ -23,7 +23,7 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 	storeDSN := fs.String("store", "", "results database (default: per-user data path)")
 	out := fs.String("o", "", "write the self-contained HTML report to this file (default: report-RUN.html)")
 	pngDir := fs.String("png", "", "also write every plot as a PNG file into this directory")
-	force := fs.Bool("force", false, "-o may replace an existing file dbrig did not write (never a database)")
+	force := fs.Bool("force", false, "-o and --png may replace existing files dbrig did not write (never a database)")
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
@@ -63,7 +63,12 @@ func reportCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeOut(*out, "", func(w io.Writer) error { return errPrefix("report: ", report.RenderHTML(w, rep)) }); err != nil {
+	for _, png := range report.PNGPaths(*pngDir, rep) { // none without --png
+		if err := checkOut("--png", png, *storeDSN, *force); err != nil {
+			return err
+		}
+	}
+	if err := outfile.Write(*out, "", func(w io.Writer) error { return outfile.Prefix("report: ", report.RenderHTML(w, rep)) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\n", *out)
@@ -119,26 +124,4 @@ func checkOut(role, path, storeDSN string, force bool) error {
 		return &experiment.InputError{Err: err}
 	}
 	return nil
-}
-
-// writeOut writes path through a temporary file renamed into place only
-// when write succeeded; prefix goes before the file's own errors.
-func writeOut(path, prefix string, write func(io.Writer) error) error {
-	f, err := outfile.Create(path)
-	if err != nil {
-		return errPrefix(prefix, err)
-	}
-	defer f.Abort() // removes only the temporary file, never path
-	if err := write(f); err != nil {
-		return err
-	}
-	return errPrefix(prefix, f.Commit())
-}
-
-// errPrefix is err with prefix before its text; nil stays nil.
-func errPrefix(prefix string, err error) error {
-	if err == nil || prefix == "" {
-		return err
-	}
-	return fmt.Errorf("%s%w", prefix, err)
 }
