@@ -64,6 +64,9 @@ type impactJSON struct {
 	Errors              int64   `json:"errors"`
 	UnavailableMS       int64   `json:"unavailable_ms"`
 	RecoveryMS          *int64  `json:"recovery_ms"`
+	// NotFired: the fault failed to fire; its figures are all zero and mean
+	// nothing, and it fails every verdict.
+	NotFired bool `json:"not_fired,omitempty"`
 	// NodeShare: each node's % of the client traffic (bytes through
 	// dbrig's proxy in front of it) before, during and after; −1: none.
 	NodeShare []nodeShareJSON `json:"node_share,omitempty"`
@@ -153,7 +156,7 @@ func BenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome)
 				impacts = o.Outcome.Impacts
 			}
 			for _, im := range impacts {
-				j := impactJSON{RunID: id, Fault: im.Fault, Target: im.Detail, StartMS: im.Start.Milliseconds(), EndMS: im.End.Milliseconds(),
+				j := impactJSON{RunID: id, Fault: im.Fault, Target: im.Detail, StartMS: im.Start.Milliseconds(), EndMS: im.End.Milliseconds(), NotFired: im.NotFired,
 					BaselineP50US: im.Baseline.P50, BaselineP95US: im.Baseline.P95, BaselineP99US: im.Baseline.P99,
 					FaultP50US: im.During.P50, FaultP95US: im.During.P95, FaultP99US: im.During.P99,
 					AfterP50US: im.After.P50, AfterP95US: im.After.P95, AfterP99US: im.After.P99,
