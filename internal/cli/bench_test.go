@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -170,7 +171,14 @@ func etcdPIDs() []int {
 // Faults on a real etcd cluster: killing the leader costs errors, a latency
 // spike and a finite recovery (a new leader is elected and the run goes
 // on); pausing a follower for 2 s costs the clients far less.
+//
+// How soon the clients stop timing out on the dead member depends on how
+// busy the machine is (in the full suite, beside other packages' servers,
+// recovery took 6–17 s): scripts/test runs it alone, with the timing tests.
 func TestEtcdFaults(t *testing.T) {
+	if os.Getenv("DBRIG_TIMING_TESTS") != "1" {
+		t.Skip("timing-sensitive: set DBRIG_TIMING_TESTS=1 on an otherwise idle machine (scripts/test does)")
+	}
 	needBinary(t, "etcd")
 	example := filepath.Join("..", "..", "examples", "etcd-kill-leader.yaml")
 	type impact struct {
@@ -221,7 +229,11 @@ func TestEtcdFaults(t *testing.T) {
 		t.Errorf("killing the leader cost nothing: %+v", kill)
 	}
 	if kill.RecoveryMS == nil || *kill.RecoveryMS > 6000 {
-		t.Errorf("recovery after the leader kill: %v ms, want a finite one (a new leader within seconds)", kill.RecoveryMS)
+		rec := "never"
+		if kill.RecoveryMS != nil {
+			rec = fmt.Sprintf("%d ms", *kill.RecoveryMS)
+		}
+		t.Errorf("recovery after the leader kill: %s, want a finite one (a new leader within seconds)", rec)
 	}
 	// A paused follower is healed (the event says so) and costs its
 	// clients a stall: its requests hang until their timeout. (Measured here
