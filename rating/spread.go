@@ -16,7 +16,7 @@ import (
 // toss. Measured on PostgreSQL with 100 k records and a 128 MB buffer
 // pool: one rating passed 19,000 ops/s in 4 of 5 runs, the next failed
 // 14,000 in 3 of 5, as updates bloated the table past the pool and
-// shrank its capacity by half (README, "Rating").
+// shrank its capacity by half (docs/measurements/rating-pairs.md).
 type Spread struct {
 	Low      float64 `json:"low"`      // the lowest target a run failed at, below a pass
 	High     float64 `json:"high"`     // the highest target a run passed at, above a failure

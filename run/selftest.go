@@ -68,7 +68,7 @@ type PrecisionCase struct {
 	// SpinWait unless this machine's sleeps were late); LateAfterSleep,
 	// LateLead and LateAfterSpin count the starts more than 50 µs late
 	// because the sleep woke too late, the lead came too late, or while
-	// the thread spun (from the phase's end event; README, "spinwait").
+	// the thread spun (from the phase's end event; docs/reference/latency.md, "spinwait").
 	SpinWindowMax  int64 `json:"spin_window_max_us"`
 	LateAfterSleep int64 `json:"late_after_sleep"`
 	LateLead       int64 `json:"late_lead"`

@@ -4,7 +4,7 @@
 # runs exactly such runs, in rounds, at a few rates, and prints each run's
 # p95. Where one rate passes in one round and fails in the next, or a lower
 # rate fails where a higher one passed, the verdict is a coin toss over that
-# band, and two ratings can differ by as much (README, "Rating").
+# band, and two ratings can differ by as much (docs/measurements/postgres-rating.md).
 #   scripts/verdict-band.sh DBRIG RATE…        e.g. 7500 8500 9500
 # Environment (defaults): DBRIG_PG_URL (required), RECORDS (100000), ROUNDS
 # (4), DURATION (30s), CLIENTS (32), EXTRA (more `dbrig run` flags, e.g.

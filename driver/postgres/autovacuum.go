@@ -14,7 +14,7 @@ import (
 // most once per autovacuum_naptime, 1 min by default), so in short
 // experiments it lands in some and not others; a rating's settle step
 // vacuums between experiments instead. Measured with ratings of 100,000
-// records, 2 s experiments and p95<10ms (README, "Two ratings that
+// records, 2 s experiments and p95<10ms (docs/measurements/postgres-rating.md, "Two ratings that
 // agree"): with the server's autovacuum on, one pair answered 30,400 and
 // 25,920 ops/s (17 % apart); with it off, all four reset strategies'
 // pairs agreed within 5.3 % on that host. It does not remove every swing:
