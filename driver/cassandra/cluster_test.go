@@ -83,7 +83,7 @@ func TestCachedChecksJars(t *testing.T) {
 	if cached(lib) {
 		t.Fatal("cached without a manifest")
 	}
-	sum, _ := fileSHA1(filepath.Join(lib, "a.jar"))
+	sum, _ := cluster.FileSHA1(filepath.Join(lib, "a.jar"))
 	os.WriteFile(manifest(lib), []byte(sum+"  a.jar\n"), 0o644)
 	if !cached(lib) {
 		t.Fatal("not cached with a matching manifest")

@@ -3,14 +3,13 @@ package cassandra
 import (
 	"bufio"
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/dbrig/dbrig/cluster"
 )
 
 // libDir is where Cassandra version's jars are cached: in dir (default
@@ -46,7 +45,7 @@ func cached(lib string) bool {
 		if !ok || strings.ContainsRune(name, '/') {
 			return false
 		}
-		if got, err := fileSHA1(filepath.Join(lib, name)); err != nil || got != sum {
+		if got, err := cluster.FileSHA1(filepath.Join(lib, name)); err != nil || got != sum {
 			return false
 		}
 		n++
@@ -99,7 +98,7 @@ func fetchLib(ctx context.Context, run func(ctx context.Context, bin string, arg
 	sort.Strings(jars)
 	var m strings.Builder
 	for _, j := range jars {
-		sum, err := fileSHA1(j)
+		sum, err := cluster.FileSHA1(j)
 		if err != nil {
 			return fmt.Errorf("cluster: %w", err)
 		}
@@ -123,16 +122,3 @@ func (e *FetchError) Error() string {
 }
 
 func (e *FetchError) Unwrap() error { return e.Err }
-
-func fileSHA1(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha1.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}

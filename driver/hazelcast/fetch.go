@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/dbrig/dbrig/cluster"
 )
 
 // mavenCentral is where jars come from (HTTPS only).
@@ -50,7 +52,7 @@ func (e *FetchError) Unwrap() error { return e.Err }
 // SHA-1 matches, so a reader never sees a partial jar.
 func fetchMavenJar(ctx context.Context, path, url string) (fetched bool, err error) {
 	if want, err := os.ReadFile(path + ".sha1"); err == nil {
-		if got, err := fileSHA1(path); err == nil && got == sha1Field(want) {
+		if got, err := cluster.FileSHA1(path); err == nil && got == sha1Field(want) {
 			return false, nil
 		}
 	}
@@ -115,7 +117,7 @@ func copyIfMatches(src, path string) bool {
 	if err != nil {
 		return false
 	}
-	if got, err := fileSHA1(src); err != nil || got != sha1Field(want) {
+	if got, err := cluster.FileSHA1(src); err != nil || got != sha1Field(want) {
 		return false
 	}
 	b, err := os.ReadFile(src)
@@ -164,19 +166,6 @@ func sha1Field(b []byte) string {
 		return ""
 	}
 	return strings.ToLower(f[0])
-}
-
-func fileSHA1(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha1.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func readable(path string) error {
