@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
@@ -39,8 +40,18 @@ type qmodel struct {
 	// late, if set, is dbrig's own dispatch lag in the nth experiment
 	// (0-based, the probe included): a stalled load generator.
 	late func(n int) time.Duration
+	// clock, if set, is the rating's clock too (Options.clock): each
+	// experiment starts reset after the last one ended, and the clock
+	// stands at its end afterwards, so the rating's time is virtual.
+	clock *vclock
+	reset time.Duration
+	// cond, if set, is the store's condition before the nth experiment
+	// (Options.condition); slow, if set, scales the capacity of the nth.
+	cond func(n int) driver.Condition
+	slow func(n int) float64
 
 	n     int             // experiments performed
+	conds int             // conditions measured
 	seen  map[float64]int // runs per target
 	plans []*experiment.Plan
 }
@@ -50,8 +61,25 @@ type qmodel struct {
 func (m *qmodel) options(store string, o Options) Options {
 	o.Base = experiment.Options{Driver: "sim", Store: store, Props: []string{"recordcount=1000"}}
 	o.perform = m.perform
+	if m.clock != nil {
+		o.clock = m.clock.now
+	}
+	if m.cond != nil {
+		o.condition = func() driver.Condition {
+			c := m.cond(m.conds)
+			m.conds++
+			return c
+		}
+	}
 	return o
 }
+
+// vclock is a virtual clock.
+type vclock struct{ t time.Time }
+
+func newVclock() *vclock { return &vclock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+func (c *vclock) now() time.Time { return c.t }
 
 func (m *qmodel) perform(p *experiment.Plan) experiment.Performer {
 	if m.seen == nil {
@@ -70,12 +98,18 @@ func (m *qmodel) perform(p *experiment.Plan) experiment.Performer {
 		capacity *= m.vary(target, m.seen[target])
 	}
 	m.seen[target]++
+	if m.slow != nil {
+		capacity *= m.slow(n)
+	}
 	var lag time.Duration
 	if m.late != nil {
 		lag = m.late(n)
 	}
 	return func(ctx context.Context, _ *results.Store, _ int64, obs run.Observer) ([]measure.Summary, error) {
 		origin := time.Now() // virtual time starts where the real one is
+		if m.clock != nil {
+			origin = m.clock.t.Add(m.reset)
+		}
 		q := &qrun{mean: float64(time.Second) / capacity, rng: rand.New(rand.NewPCG(1, uint64(n))), origin: origin, free: origin,
 			stallAt: origin.Add(m.stallAt), stallFor: m.stallFor, lag: lag,
 			clients: p.Config.Clients, rate: s.Rate, ops: p.Workload.Ops(), obs: obs}
@@ -90,6 +124,9 @@ func (m *qmodel) perform(p *experiment.Plan) experiment.Performer {
 			}
 			sum, end, err := q.phase(ctx, ph.name, at, ph.dur)
 			sums = append(sums, sum)
+			if m.clock != nil {
+				m.clock.t = end
+			}
 			if err != nil {
 				return sums, err
 			}

@@ -117,12 +117,26 @@ type Options struct {
 	// before the load, how steady this machine's speed is
 	// (machine.MeasureSteadiness); 0: not measured.
 	Steadiness time.Duration
+	// Reference runs the reference probe (reference.go) before the first
+	// and after the last experiment: whether the capacity the rating saw
+	// moved.
+	Reference bool
+	// Budget caps the rating's total time (0: none): the search stops with
+	// the best bracket found once its next experiment and the final run
+	// would not fit (budget.go).
+	Budget time.Duration
 
 	probe bool // set by check: the search starts from a capacity probe
 	// perform, set by tests, performs each experiment's phases instead of
 	// the runner and the driver: a queue model in virtual time
 	// (qsim_test.go), so the search is tested in seconds and under load.
 	perform func(*experiment.Plan) experiment.Performer
+	// clock, set by tests, is the rating's clock (nil: time.Now): the queue
+	// model's virtual time, so budgets and estimates are tested exactly.
+	clock func() time.Time
+	// condition, set by tests, measures the store's condition after each
+	// reset instead of a driver.Conditioner.
+	condition func() driver.Condition
 }
 
 // Hooks let a caller watch a rating. Every field is optional.
@@ -132,31 +146,43 @@ type Hooks struct {
 	Experiment func(kind string, target float64)
 	Step       func(Step)
 	Warn       func(error)
+	// Progress is called after each step: time spent, an estimate of the
+	// time left, the budget.
+	Progress func(Progress)
 	// Observer sees every interval and event of every experiment.
 	Observer run.Observer
 }
 
 // Step is one experiment of a rating.
 type Step struct {
-	Kind          string           `json:"kind"` // "probe" (probe.go), "search" or "final"
-	Target        float64          `json:"target"`
-	Achieved      float64          `json:"achieved"` // ops/s measured
-	Terms         []sla.TermResult `json:"terms"`
-	Pass          bool             `json:"pass"`
-	StoppedEarly  bool             `json:"stopped_early"`
-	Inconclusive  bool             `json:"inconclusive,omitempty"` // failed while dbrig itself was late: repeated
-	Reason        string           `json:"reason,omitempty"`
-	RunID         int64            `json:"run_id"`
-	Reset         string           `json:"reset"`                   // how the data set was prepared: load, reload, snapshot, keep
-	Fallback      string           `json:"fallback,omitempty"`      // keep, repair: why this step could not keep or repair the data
-	Keys          int64            `json:"keys_restored,omitempty"` // repair, snapshot of the written keys: how many were put back
-	Unpredictable int64            `json:"unpredictable,omitempty"` // stale reads seen (with an unpredictable term)
-	ResetS        float64          `json:"reset_s"`                 // its cost (the first load's is first_load_s)
-	Seconds       float64          `json:"seconds"`                 // warmup + measure time spent
-	Length        float64          `json:"length_s"`                // the measured window asked for (stretched for the sample)
-	Ops           int64            `json:"ops"`                     // operations measured
-	Vote          int              `json:"vote,omitempty"`          // 2, 3: a repeat of a failed target (Votes)
-	SettleS       float64          `json:"settle_s,omitempty"`      // of reset_s (first_load_s): waiting for the store to settle
+	Kind         string           `json:"kind"` // "probe" (probe.go), "search" or "final"
+	Target       float64          `json:"target"`
+	Achieved     float64          `json:"achieved"` // ops/s measured
+	Terms        []sla.TermResult `json:"terms"`
+	Pass         bool             `json:"pass"`
+	StoppedEarly bool             `json:"stopped_early"`
+	Inconclusive bool             `json:"inconclusive,omitempty"` // failed while dbrig itself was late or the store had drifted: repeated
+	// Why says why the step is inconclusive ("" if it is not).
+	Why string `json:"inconclusive_why,omitempty"`
+	// Verdict is pass, fail or inconclusive ("" for the probes, which have
+	// none).
+	Verdict       string  `json:"verdict,omitempty"`
+	Reason        string  `json:"reason,omitempty"`
+	RunID         int64   `json:"run_id"`
+	Reset         string  `json:"reset"`                   // how the data set was prepared: load, reload, snapshot, keep
+	Fallback      string  `json:"fallback,omitempty"`      // keep, repair: why this step could not keep or repair the data
+	Keys          int64   `json:"keys_restored,omitempty"` // repair, snapshot of the written keys: how many were put back
+	Unpredictable int64   `json:"unpredictable,omitempty"` // stale reads seen (with an unpredictable term)
+	ResetS        float64 `json:"reset_s"`                 // its cost (the first load's is first_load_s)
+	Seconds       float64 `json:"seconds"`                 // warmup + measure time spent
+	Length        float64 `json:"length_s"`                // the measured window asked for (stretched for the sample)
+	Ops           int64   `json:"ops"`                     // operations measured
+	Vote          int     `json:"vote,omitempty"`          // 2, 3: a repeat of a failed target (Votes)
+	SettleS       float64 `json:"settle_s,omitempty"`      // of reset_s (first_load_s): waiting for the store to settle
+	// Condition is the store's condition before the step, as measured after
+	// its settle (condition.go); Drift how far it lay from the reference.
+	Condition driver.Condition `json:"condition,omitempty"`
+	Drift     *Drift           `json:"drift,omitempty"`
 }
 
 // Times is the rating-time split, measured: Λ = ζ + ω·ν + η·δ + Δ.
@@ -207,6 +233,17 @@ type Rating struct {
 	// Machine is how steady this machine's speed was before the rating
 	// (nil: not measured, Options.Steadiness 0).
 	Machine *machine.Steadiness `json:"machine,omitempty"`
+	// Condition is the store's condition: its reference and drift
+	// (condition.go); nil when the store cannot measure it.
+	Condition *ConditionSummary `json:"condition,omitempty"`
+	// Reference is the reference probe's capacity before and after
+	// (reference.go); nil when not run.
+	Reference *Reference `json:"reference,omitempty"`
+	// Interval is what the runs support (interval.go); nil: no answer.
+	Interval *Interval `json:"interval,omitempty"`
+	// Budget is the budget, the up-front estimate and whether the budget
+	// ended the rating (budget.go).
+	Budget *Budget `json:"budget,omitempty"`
 }
 
 // MarshalJSON writes the answer as "throughput" (by rate) or "clients".
@@ -311,6 +348,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("a rate schedule: a rating chooses the rate itself; remove the schedule")
 	case o.Max < 0 || o.Start < 0:
 		return fmt.Errorf("search range %g … %g: expected positive targets", o.Start, o.Max)
+	case o.Budget < 0:
+		return fmt.Errorf("--budget %v: expected a positive duration (0: no budget)", o.Budget)
 	case o.Steadiness < 0 || o.Steadiness > 0 && o.Steadiness < 4*SteadinessWindow:
 		return fmt.Errorf("--steadiness %v: expected 0 (skip) or at least %v", o.Steadiness, 4*SteadinessWindow)
 	}
@@ -371,6 +410,16 @@ func (o *Options) check() error {
 	return nil
 }
 
+// now is the rating's clock: the tests' virtual one, else the wall clock.
+func (o *Options) now() time.Time {
+	if o.clock != nil {
+		return o.clock()
+	}
+	return time.Now()
+}
+
+func (r *rater) now() time.Time { return r.opts.now() }
+
 // input marks bad input for experiment.IsInput (exit code 2).
 func input(err error) error { return &experiment.InputError{Err: err} }
 
@@ -386,9 +435,12 @@ func (e *StoppedError) Error() string { return "stopped early: " + e.Reason }
 // A non-nil Rating is stored (with what was found so far) even with an
 // error.
 func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
-	began := time.Now()
+	began := opts.now()
 	if err := opts.check(); err != nil {
 		return nil, input(err)
+	}
+	if least := opts.minimum(); opts.Budget > 0 && opts.Budget < least {
+		return nil, input(fmt.Errorf("--budget %v: a rating with these settings needs at least %v (its probe, one experiment, the final run and the reference probes, with their warmups): give more, or shorter experiments", opts.Budget, least))
 	}
 	if h.Warn == nil {
 		h.Warn = func(error) {}
@@ -435,7 +487,7 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 			return nil, err
 		}
 	}
-	r := &rater{opts: opts, hooks: h, table: table, driverName: first.Driver, registry: first.Registry, standing: standing}
+	r := &rater{opts: opts, hooks: h, table: table, driverName: first.Driver, registry: first.Registry, standing: standing, began: began}
 	if opts.MinTail > 0 {
 		r.minOps = opts.SLA.MinSample(opts.MinTail, func(op string) float64 {
 			f, _ := first.Props.Float(strings.ReplaceAll(strings.ToLower(op), "-", "")+"proportion", 0)
@@ -461,11 +513,13 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	}
 	defer store.Close()
 	r.store = store
-	res := &Rating{By: opts.By, SLA: opts.SLA.String(), Strategy: opts.Reset, Precision: opts.Precision, Machine: steady}
+	res := &Rating{By: opts.By, SLA: opts.SLA.String(), Strategy: opts.Reset, Precision: opts.Precision, Machine: steady,
+		Budget: &Budget{BudgetS: opts.Budget.Seconds()}}
+	res.Budget.EstimateExperiments, res.Budget.EstimateS = opts.estimate()
 	res.Time.ClusterS = clusterS
 	id, err := store.CreateRating(ctx, results.Rating{Name: opts.Base.Name, Start: began, System: first.Driver,
 		Workload: first.WorkloadName(), SLA: res.SLA, By: opts.By, Strategy: opts.Reset, Precision: opts.Precision,
-		StepS: opts.Step.Seconds(), SLADurationS: opts.SLADuration.Seconds()})
+		StepS: opts.Step.Seconds(), SLADurationS: opts.SLADuration.Seconds(), BudgetS: opts.Budget.Seconds(), EstimateS: res.Budget.EstimateS})
 	if err != nil {
 		return nil, err
 	}
@@ -481,10 +535,11 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	if errors.As(runErr, &pre) {
 		runErr = fmt.Errorf("%w (a rating with --reset snapshot or repair leaves the data set as it loaded it, so a next rating on the same data takes --skip-load; after reload or keep the data is as the last experiment left it: use --recreate)", runErr)
 	}
-	res.Time.TotalS = time.Since(began).Seconds()
+	res.Time.TotalS = r.elapsed().Seconds()
 	res.Time.ResetCeiling = results.ResetCeiling(res.Time.TotalS, res.Time.ResetsS)
 	res.Spread = spread(res.Steps)
 	res.Stable = res.Found && !res.Spread.wider(opts.Precision)
+	res.Interval = r.interval()
 	// Not part of Λ: the data set as loaded again, for the next rating.
 	if runErr == nil {
 		if did, err := r.leaveLoaded(ctx); err != nil {
@@ -519,6 +574,16 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 		cv := m.Cache.CV
 		fin.MachineCV = &cv
 	}
+	if ref := res.Reference; ref != nil {
+		fin.ReferenceBefore = &ref.Before
+		if ref.After > 0 {
+			fin.ReferenceAfter = &ref.After
+		}
+	}
+	if iv := res.Interval; iv != nil {
+		fin.IntervalLow, fin.IntervalHigh = &iv.Low, &iv.High
+	}
+	fin.BudgetStopped = res.Budget.Stopped
 	if err := store.FinishRating(context.WithoutCancel(ctx), fin); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
@@ -550,7 +615,11 @@ func (r *rater) message() string {
 	var parts []string
 	switch {
 	case !r.res.Found:
-		return "no answer"
+		parts = append(parts, "no answer")
+		if b := r.res.Budget.describe(r.opts.By, r.opts.Precision); b != "" {
+			parts = append(parts, b)
+		}
+		return strings.Join(parts, "; ")
 	case r.res.AtMax:
 		parts = append(parts, "the SLA still held at the search's upper bound: the answer is at least that")
 	case !r.res.Confirmed:
@@ -562,6 +631,11 @@ func (r *rater) message() string {
 	if m := r.res.Machine; m != nil && m.Cache.CV > r.opts.Precision {
 		parts = append(parts, fmt.Sprintf("this machine's speed was not steady before the rating: cache-bound work varied by %.0f%% (coefficient of variation) from one %v window to the next, register-only work by %.0f%%; a store's capacity moves with it, so two ratings here may differ by more than the precision",
 			m.Cache.CV*100, SteadinessWindow, m.ALU.CV*100))
+	}
+	for _, p := range []string{r.res.Budget.describe(r.opts.By, r.opts.Precision), r.res.Reference.describe(r.opts.Precision), r.res.Condition.describe()} {
+		if p != "" {
+			parts = append(parts, p)
+		}
 	}
 	return strings.Join(parts, "; ")
 }
@@ -589,22 +663,51 @@ type rater struct {
 	// keep: the capability for the fallback, the base's record count, the
 	// acknowledged inserts carried over, and why the next step may not keep.
 	canSnapshot bool
-	keyRestore  bool    // the driver restores single keys of an image (driver.KeyRestorer)
-	settler     bool    // the driver settles after a load or reset (driver.Settler)
-	minOps      int64   // operations an experiment needs for the SLA's percentile (length)
-	late        int     // runs of the current verdict repeated because dbrig was late
-	bisecting   bool    // a search target has failed: a pass needs a majority too
-	finalFailed bool    // a final target has failed: the same in the final runs
-	log         *keyLog // the keys the last experiment wrote (repair, snapshot of keys)
-	deletes     bool
-	records     int64
-	inserted    int64
-	dirty       string
-	seq         int
+	keyRestore  bool // the driver restores single keys of an image (driver.KeyRestorer)
+	settler     bool // the driver settles after a load or reset (driver.Settler)
+	conditioner bool // the driver measures the store's condition (driver.Conditioner)
+	began       time.Time
+	srch        *searcher // the search under way (nil before it and after it)
+	// inFinal, finalDone: the final runs started, ended; referenceDone: the
+	// reference probe after them ran.
+	inFinal, finalDone, referenceDone bool
+	minOps                            int64   // operations an experiment needs for the SLA's percentile (length)
+	late                              int     // runs of the current verdict repeated because dbrig was late
+	bisecting                         bool    // a search target has failed: a pass needs a majority too
+	finalFailed                       bool    // a final target has failed: the same in the final runs
+	log                               *keyLog // the keys the last experiment wrote (repair, snapshot of keys)
+	deletes                           bool
+	records                           int64
+	inserted                          int64
+	dirty                             string
+	seq                               int
 }
 
-// search runs the search, then the final confirmation.
+// search runs the reference probe, the search, the final confirmation and
+// the reference probe again; a budget that runs out stops the search with
+// the bracket it has, and the final run confirms its highest pass.
 func (r *rater) search(ctx context.Context) error {
+	reference := r.opts.Reference && r.table != ""
+	if reference {
+		if err := r.referenceProbe(ctx); err != nil {
+			return err
+		}
+	}
+	if err := r.searchAndConfirm(ctx); err != nil {
+		return err
+	}
+	r.finalDone = true
+	if reference && r.affords(KindReference, referenceLength) {
+		return r.referenceProbe(ctx)
+	}
+	if reference {
+		r.hooks.Warn(fmt.Errorf("the budget leaves no time for the reference probe after the last experiment: whether the capacity moved is not known"))
+	}
+	return nil
+}
+
+// searchAndConfirm runs the search, then the final confirmation.
+func (r *rater) searchAndConfirm(ctx context.Context) error {
 	start, capacity := r.opts.Start, 0.0
 	if r.opts.probe {
 		var err error
@@ -614,14 +717,23 @@ func (r *rater) search(ctx context.Context) error {
 	}
 	s := newSearcher(r.opts.By, start, r.opts.Max, r.opts.Precision)
 	s.capacity = capacity
+	r.srch = s
 	answer, err := s.run(ctx, func(ctx context.Context, target float64) (bool, error) {
 		st, err := r.verdict(ctx, "search", target, r.opts.Step)
 		return st.Pass, err
 	})
+	if errors.Is(err, errBudget) {
+		r.budgetStopped(s.lo, s.hi)
+		if s.lo == 0 {
+			return nil // no answer: nothing passed
+		}
+		answer, err = s.lo, nil
+	}
 	if err != nil {
 		return err
 	}
 	r.res.AtMax = s.atMax
+	r.inFinal = true
 	return r.confirm(ctx, s, answer)
 }
 
@@ -642,12 +754,18 @@ const maxFinals = 8
 func (r *rater) confirm(ctx context.Context, s *searcher, answer float64) error {
 	passed, failed := 0.0, 0.0 // at full length: highest pass, lowest failure
 	step := r.opts.Precision
+	tried := answer // the last target a final run decided
 	for try := 0; try < maxFinals; try++ {
 		st, err := r.verdict(ctx, "final", answer, r.opts.SLADuration)
+		if errors.Is(err, errBudget) {
+			// The search's highest pass, or the last final tried: unconfirmed.
+			r.res.Budget.Stopped, r.res.Found, answer = true, true, tried
+			break
+		}
 		if err != nil {
 			return err
 		}
-		r.res.Found = true
+		r.res.Found, tried = true, answer
 		if st.Pass {
 			passed = answer
 		} else {
@@ -771,6 +889,9 @@ func (r *rater) experiment(ctx context.Context, kind string, target float64, dur
 		r.late = 0 // the budget is the verdict's, not each vote's
 	}
 	for {
+		if !r.affords(kind, dur) {
+			return Step{}, errBudget
+		}
 		st, err := r.attempt(ctx, kind, target, dur, r.late < lateRetries, vote)
 		if err != nil || !st.Inconclusive {
 			return st, err
@@ -808,14 +929,17 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	name := fmt.Sprintf("rating %d %s %s", r.id, kind, format.Target(r.opts.By, target))
 	tags := []string{"rating:" + strconv.FormatInt(r.id, 10)}
 	eo := r.opts.stepOptions(target, dur, name, tags)
-	probe := kind == KindProbe
-	if probe {
+	probe := kind == KindProbe || kind == KindReference // no verdict
+	switch kind {
+	case KindProbe:
 		eo = r.opts.probeOptions(dur, fmt.Sprintf("rating %d capacity probe", r.id), tags)
+	case KindReference:
+		eo = r.opts.referenceOptions(dur, fmt.Sprintf("rating %d reference probe", r.id), tags)
 	}
 	if r.standing != nil {
 		eo.Attached = r.standing.Nodes() // new PIDs after an image restore
 	}
-	prepStart := time.Now()
+	prepStart := r.now()
 	if err := r.prepare(ctx, &eo, &st); err != nil {
 		return st, err
 	}
@@ -880,6 +1004,8 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	ev := r.opts.SLA.EvaluateReads(sum, reads)
 	st.Terms, st.Pass = ev.Terms, ev.Pass
 	switch {
+	case kind == KindReference:
+		st.Pass, st.Reason = false, referenceReason(plan.Config.Clients, st.Achieved)
 	case probe:
 		// Its terms are shown (latency at saturation), but it has no
 		// verdict: not a pass, and not a failure of any target.
@@ -911,13 +1037,11 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 		st.StoppedEarly, st.Pass, st.Reason = true, false, stop.reason()
 		r.res.Time.EarlySavedS += math.Max(0, dur.Seconds()-measureSeconds(out.Phases))
 	}
-	if late := r.generatorLate(sum); !st.Pass && retry && late != "" {
-		st.Inconclusive, st.Reason = true, "inconclusive, repeated: "+late+"; "+st.Reason
-	}
+	r.classify(&st, sum, retry && !probe)
 	// Where the time went: the experiment itself, and everything around it
 	// (opening, loading or restoring, storing) as the data set's cost.
 	r.afterKeep(out.Phases, st.Unpredictable)
-	overhead := math.Max(0, time.Since(prepStart).Seconds()-st.Seconds)
+	overhead := math.Max(0, r.now().Sub(prepStart).Seconds()-st.Seconds)
 	if st.Reset == resetLoad {
 		r.res.Time.FirstLoadS += overhead
 		if r.wantsSnapshot() && !r.snapshot { // with an unpredictable term, the load was inside the experiment
@@ -939,6 +1063,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 		r.res.Time.ExperimentsS += st.Seconds
 	}
 	r.res.Steps = append(r.res.Steps, st)
+	r.res.Condition.note(st.Drift)
 	if err := r.store.AddRatingStep(context.WithoutCancel(ctx), r.id, r.seq, storedStep(r.opts.Reset, st)); err != nil {
 		r.hooks.Warn(err)
 	}
@@ -946,6 +1071,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	if r.hooks.Step != nil {
 		r.hooks.Step(st)
 	}
+	r.progress()
 	return st, nil
 }
 
@@ -969,7 +1095,14 @@ func measureSeconds(sums []measure.Summary) float64 {
 
 func storedStep(strategy string, st Step) results.RatingStep {
 	out := results.RatingStep{Kind: st.Kind, Target: st.Target, Achieved: st.Achieved, Pass: st.Pass, StoppedEarly: st.StoppedEarly,
-		Reason: st.Reason, RunID: st.RunID, Reset: st.Reset, ResetS: st.ResetS, Seconds: st.Seconds}
+		Reason: st.Reason, RunID: st.RunID, Reset: st.Reset, ResetS: st.ResetS, Seconds: st.Seconds,
+		Verdict: st.Verdict, InconclusiveWhy: st.Why}
+	for _, f := range st.Condition {
+		out.Condition = append(out.Condition, results.ConditionFigure{Name: f.Name, Value: f.Value, Unit: f.Unit})
+	}
+	if d := st.Drift; d != nil {
+		out.Drift, out.DriftFigure = &d.Change, d.Figure
+	}
 	if st.Vote > 0 {
 		out.Reason = strings.TrimSuffix(fmt.Sprintf("vote %d: the target failed before; %s", st.Vote, out.Reason), "; ")
 	}

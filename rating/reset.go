@@ -50,6 +50,7 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 		_, canReset = db.(driver.Resetter)
 		_, r.keyRestore = db.(driver.KeyRestorer)
 		_, r.settler = db.(driver.Settler)
+		_, r.conditioner = db.(driver.Conditioner)
 		done()
 		if canSnapshot {
 			works = append(works, ResetSnapshot)

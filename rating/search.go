@@ -47,6 +47,9 @@ type searcher struct {
 	cache     map[string]bool
 	// atMax is set when the search stopped at max with the SLA still met.
 	atMax bool
+	// lo, hi: the bracket so far, the highest pass (0: none yet) and the
+	// lowest failure (+Inf: none yet).
+	lo, hi float64
 }
 
 func newSearcher(by string, start, max, precision float64) *searcher {
@@ -75,7 +78,9 @@ func (s *searcher) round(x float64) float64 {
 // run searches; try is called once per distinct target. It returns the
 // highest target that passed.
 func (s *searcher) run(ctx context.Context, try probe) (float64, error) {
+	s.lo, s.hi = 0, math.Inf(1)
 	lo, hi := 0.0, math.Inf(1) // lo passed (0: none yet), hi failed
+	defer func() { s.lo, s.hi = lo, hi }()
 	x := s.round(s.start)
 	for steps := 0; ; steps++ {
 		if steps >= maxSearchSteps {
@@ -97,6 +102,7 @@ func (s *searcher) run(ctx context.Context, try probe) (float64, error) {
 		} else {
 			hi = math.Min(hi, x)
 		}
+		s.lo, s.hi = lo, hi
 		switch {
 		case math.IsInf(hi, 1): // still growing
 			if s.max > 0 && lo >= s.max {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
@@ -18,7 +17,9 @@ import (
 // compactions, PostgreSQL's vacuum of the rows just written. Without it
 // that work lands inside some experiments and not others, and two ratings
 // of the same store disagree. Its time is part of the reset's (ν), or of
-// the first load's (ζ), and is shown apart as settle_s.
+// the first load's (ζ), and is shown apart as settle_s. Then a store that
+// can (driver.Conditioner) measures the condition it settled to
+// (condition.go).
 
 // settles tells whether this rating settles the store between experiments.
 func (r *rater) settles() bool { return r.settler && !r.opts.NoSettle }
@@ -40,28 +41,36 @@ func (r *rater) loadApart(ctx context.Context, eo *experiment.Options) error {
 }
 
 // settle waits for the store to finish its background work, on a driver
-// opened for it, and records how long that took. A store that does not
-// settle within its bound is a warning: the experiment runs anyway.
+// opened for it, records how long that took, and measures the store's
+// condition. A store that does not settle within its bound is a warning:
+// the experiment runs anyway.
 func (r *rater) settle(ctx context.Context, st *Step) error {
-	if !r.settles() {
+	if r.opts.condition != nil && !r.settles() { // tests: no driver to open
+		r.condition(ctx, nil, st)
 		return nil
 	}
-	began := time.Now()
+	if !r.settles() && !r.conditioner {
+		return nil
+	}
+	began := r.now()
 	db, done, err := r.openDriver(ctx, r.first)
 	if err != nil {
 		return err
 	}
-	err = db.(driver.Settler).Settle(ctx, r.table)
-	done()
-	st.SettleS = time.Since(began).Seconds()
-	r.res.Time.SettleS += st.SettleS
-	if errors.Is(err, driver.ErrNotSettled) {
-		r.hooks.Warn(fmt.Errorf("the %s experiment at %s starts on an unsettled store: %w", st.Kind, format.Target(r.opts.By, st.Target), err))
-		return nil
+	defer done()
+	if r.settles() {
+		err = db.(driver.Settler).Settle(ctx, r.table)
+		st.SettleS = r.now().Sub(began).Seconds()
+		r.res.Time.SettleS += st.SettleS
+		if errors.Is(err, driver.ErrNotSettled) {
+			r.hooks.Warn(fmt.Errorf("the %s experiment at %s starts on an unsettled store: %w", st.Kind, format.Target(r.opts.By, st.Target), err))
+			err = nil
+		}
+		if err != nil {
+			return fmt.Errorf("settle %s: %w", r.table, err)
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("settle %s: %w", r.table, err)
-	}
+	r.condition(ctx, db, st)
 	return nil
 }
 

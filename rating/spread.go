@@ -26,12 +26,12 @@ type Spread struct {
 // spread finds the band of contradicting runs among steps (nil: every
 // failure lies above every pass). A failed final run below a passed
 // search run is no contradiction: the final run is the longer, harder
-// test. Inconclusive runs (dbrig itself was late) and the capacity probe
-// (no verdict) say nothing and are left out.
+// test. Inconclusive runs (dbrig itself was late, the store had drifted)
+// and the probes (no verdict) say nothing and are left out.
 func spread(steps []Step) *Spread {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, f := range steps {
-		if f.Pass || f.Inconclusive || f.Kind == KindProbe {
+		if f.Pass || f.Inconclusive || f.Kind == KindProbe || f.Kind == KindReference {
 			continue
 		}
 		for _, p := range steps {

@@ -10,15 +10,21 @@ import (
 // Line says what one step of a rating by by found, on one line (dbrig
 // rate's progress).
 func (s Step) Line(by string) string {
-	if s.Kind == KindProbe {
+	switch s.Kind {
+	case KindProbe:
 		return fmt.Sprintf("probe %.0f clients, closed: %s ops/s (run %d, %.1fs); the search starts at half of it", s.Target, format.Rate(s.Achieved), s.RunID, s.Seconds)
+	case KindReference:
+		return fmt.Sprintf("reference %.0f clients reading, closed: %s ops/s (run %d, %.1fs)%s", s.Target, format.Rate(s.Achieved), s.RunID, s.Seconds, s.conditionNote())
 	}
 	verdict := "pass"
-	if !s.Pass {
-		verdict = "FAIL"
-	}
-	if s.StoppedEarly {
+	switch {
+	case s.Inconclusive:
+		// Not a failure of the target: dbrig was late, or the store drifted.
+		verdict = "inconclusive (" + s.Why + "), repeated"
+	case !s.Pass && s.StoppedEarly:
 		verdict = "FAIL, stopped early"
+	case !s.Pass:
+		verdict = "FAIL"
 	}
 	if s.Vote > 0 {
 		verdict += fmt.Sprintf(" (vote %d)", s.Vote)
@@ -27,5 +33,13 @@ func (s Step) Line(by string) string {
 	for _, t := range s.Terms {
 		terms = append(terms, t.String())
 	}
-	return fmt.Sprintf("%s %s: %s — %s (run %d, %.1fs)", s.Kind, format.Target(by, s.Target), verdict, strings.Join(terms, ", "), s.RunID, s.Seconds)
+	return fmt.Sprintf("%s %s: %s — %s (run %d, %.1fs)%s", s.Kind, format.Target(by, s.Target), verdict, strings.Join(terms, ", "), s.RunID, s.Seconds, s.conditionNote())
+}
+
+// conditionNote names a drift beyond the tolerance ("" if none).
+func (s Step) conditionNote() string {
+	if s.Drift == nil || !s.Drift.Drifted || s.Inconclusive {
+		return ""
+	}
+	return "; store condition drifted: " + s.Drift.String()
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -45,7 +46,17 @@ type Rating struct {
 	// MachineCV is how much this machine's cache-bound work varied before
 	// the rating (coefficient of variation); nil: not measured.
 	MachineCV *float64
-	Steps     []RatingStep
+	// ReferenceBefore, ReferenceAfter: what the reference probe completed
+	// (ops/s) before the first and after the last experiment; nil: not run.
+	ReferenceBefore, ReferenceAfter *float64
+	// IntervalLow, IntervalHigh: the interval the runs support; nil: none.
+	IntervalLow, IntervalHigh *float64
+	// BudgetS is the time budget (0: none), EstimateS the up-front estimate
+	// of the experiments' time, BudgetStopped whether the budget stopped
+	// the search before the precision.
+	BudgetS, EstimateS float64
+	BudgetStopped      bool
+	Steps              []RatingStep
 }
 
 // ResetCeiling is how many times faster the rating would have been had
@@ -64,7 +75,7 @@ func ResetCeiling(total, resets float64) float64 {
 
 // RatingStep is one experiment of a rating.
 type RatingStep struct {
-	Kind         string // "search" or "final"
+	Kind         string // "probe", "reference", "search" or "final"
 	Target       float64
 	Achieved     float64
 	Pass         bool
@@ -75,6 +86,23 @@ type RatingStep struct {
 	ResetS       float64
 	Seconds      float64
 	Terms        []RatingTerm
+	// Verdict is pass, fail or inconclusive ("" for the probes); a step
+	// stored before verdicts were is read as pass or fail.
+	Verdict         string
+	InconclusiveWhy string // why it was inconclusive
+	// Condition is the store's condition before the step (nil: not
+	// measured); Drift the largest change from the rating's reference, of
+	// DriftFigure (nil: no reference).
+	Condition   []ConditionFigure
+	Drift       *float64
+	DriftFigure string
+}
+
+// ConditionFigure is one figure of a store's condition (driver.Figure).
+type ConditionFigure struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
 }
 
 // RatingTerm is one SLA term as a step measured it.
@@ -124,10 +152,10 @@ func (s *Store) CreateRating(ctx context.Context, r Rating) (int64, error) {
 	var id int64
 	err := s.queryRow(ctx, `INSERT INTO ratings (name, status, message, started_at, ended_at, system, workload, sla,
 		search_by, strategy, precision_frac, step_s, sla_duration_s, answer, confirmed,
-		first_load_s, reset_count, resets_s, experiment_count, experiments_s, final_s, total_s, early_saved_s)
-		VALUES (?, ?, '', ?, NULL, ?, ?, ?,  ?, ?, ?, ?, ?, NULL, 0,  0, 0, 0, 0, 0, 0, 0, 0) RETURNING id`,
+		first_load_s, reset_count, resets_s, experiment_count, experiments_s, final_s, total_s, early_saved_s, budget_s, estimate_s)
+		VALUES (?, ?, '', ?, NULL, ?, ?, ?,  ?, ?, ?, ?, ?, NULL, 0,  0, 0, 0, 0, 0, 0, 0, 0, ?, ?) RETURNING id`,
 		r.Name, StatusRunning, fmtTime(r.Start), r.System, r.Workload, r.SLA,
-		r.By, r.Strategy, r.Precision, r.StepS, r.SLADurationS).Scan(&id)
+		r.By, r.Strategy, r.Precision, r.StepS, r.SLADurationS, finite(r.BudgetS), finite(r.EstimateS)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("create rating: %w", err)
 	}
@@ -147,10 +175,22 @@ func (s *Store) AddRatingStep(ctx context.Context, ratingID int64, seq int, st R
 	if st.RunID != 0 {
 		run = sql.NullInt64{Int64: st.RunID, Valid: true}
 	}
+	var cond sql.NullString
+	if st.Condition != nil {
+		for i := range st.Condition {
+			st.Condition[i].Value = finite(st.Condition[i].Value)
+		}
+		b, err := json.Marshal(st.Condition)
+		if err != nil {
+			return fmt.Errorf("rating %d step %d: %w", ratingID, seq, err)
+		}
+		cond = sql.NullString{String: string(b), Valid: true}
+	}
 	_, err = s.exec(ctx, `INSERT INTO rating_steps (rating_id, seq, kind, target, achieved, pass, stopped_early, reason,
-		run_id, reset, reset_s, seconds, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		run_id, reset, reset_s, seconds, terms, verdict, inconclusive_why, store_condition, drift, drift_figure)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ratingID, seq, st.Kind, finite(st.Target), finite(st.Achieved), b2i(st.Pass), b2i(st.StoppedEarly), redactWords(st.Reason),
-		run, st.Reset, st.ResetS, st.Seconds, string(terms))
+		run, st.Reset, st.ResetS, st.Seconds, string(terms), st.Verdict, redactWords(st.InconclusiveWhy), cond, nullFloat(st.Drift), st.DriftFigure)
 	if err != nil {
 		return fmt.Errorf("rating %d step %d: %w", ratingID, seq, err)
 	}
@@ -165,10 +205,12 @@ func (s *Store) FinishRating(ctx context.Context, r Rating) error {
 	answer := nullFloat(r.Answer)
 	res, err := s.exec(ctx, `UPDATE ratings SET status = ?, message = ?, ended_at = ?, answer = ?, confirmed = ?,
 		first_load_s = ?, reset_count = ?, resets_s = ?, experiment_count = ?, experiments_s = ?, final_s = ?,
-		total_s = ?, early_saved_s = ?, spread_low = ?, spread_high = ?, machine_cv = ? WHERE id = ?`,
+		total_s = ?, early_saved_s = ?, spread_low = ?, spread_high = ?, machine_cv = ?,
+		reference_before = ?, reference_after = ?, interval_low = ?, interval_high = ?, budget_stopped = ? WHERE id = ?`,
 		r.Status, redactWords(r.Message), fmtTime(r.End), answer, b2i(r.Confirmed),
 		r.FirstLoadS, r.ResetCount, r.ResetsS, r.Experiments, r.ExperimentsS, r.FinalS,
-		r.TotalS, r.EarlySavedS, nullFloat(r.SpreadLow), nullFloat(r.SpreadHigh), nullFloat(r.MachineCV), r.ID)
+		r.TotalS, r.EarlySavedS, nullFloat(r.SpreadLow), nullFloat(r.SpreadHigh), nullFloat(r.MachineCV),
+		nullFloat(r.ReferenceBefore), nullFloat(r.ReferenceAfter), nullFloat(r.IntervalLow), nullFloat(r.IntervalHigh), b2i(r.BudgetStopped), r.ID)
 	if err != nil {
 		return fmt.Errorf("finish rating %d: %w", r.ID, err)
 	}
@@ -180,17 +222,19 @@ func (s *Store) FinishRating(ctx context.Context, r Rating) error {
 
 const ratingColumns = `id, name, status, message, started_at, ended_at, system, workload, sla, search_by, strategy,
 	precision_frac, step_s, sla_duration_s, answer, confirmed, first_load_s, reset_count, resets_s,
-	experiment_count, experiments_s, final_s, total_s, early_saved_s, spread_low, spread_high, machine_cv`
+	experiment_count, experiments_s, final_s, total_s, early_saved_s, spread_low, spread_high, machine_cv,
+	reference_before, reference_after, interval_low, interval_high, budget_s, estimate_s, budget_stopped`
 
 func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 	var r Rating
 	var start string
 	var end sql.NullString
-	var answer, spreadLow, spreadHigh, machineCV sql.NullFloat64
-	var confirmed int64
+	var answer, spreadLow, spreadHigh, machineCV, refBefore, refAfter, ivLow, ivHigh sql.NullFloat64
+	var confirmed, budgetStopped int64
 	err := sc.Scan(&r.ID, &r.Name, &r.Status, &r.Message, &start, &end, &r.System, &r.Workload, &r.SLA, &r.By, &r.Strategy,
 		&r.Precision, &r.StepS, &r.SLADurationS, &answer, &confirmed, &r.FirstLoadS, &r.ResetCount, &r.ResetsS,
-		&r.Experiments, &r.ExperimentsS, &r.FinalS, &r.TotalS, &r.EarlySavedS, &spreadLow, &spreadHigh, &machineCV)
+		&r.Experiments, &r.ExperimentsS, &r.FinalS, &r.TotalS, &r.EarlySavedS, &spreadLow, &spreadHigh, &machineCV,
+		&refBefore, &refAfter, &ivLow, &ivHigh, &r.BudgetS, &r.EstimateS, &budgetStopped)
 	if err != nil {
 		return r, err
 	}
@@ -201,7 +245,9 @@ func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 		return r, err
 	}
 	r.Answer, r.SpreadLow, r.SpreadHigh, r.MachineCV = floatPtr(answer), floatPtr(spreadLow), floatPtr(spreadHigh), floatPtr(machineCV)
-	r.Confirmed = confirmed != 0
+	r.ReferenceBefore, r.ReferenceAfter = floatPtr(refBefore), floatPtr(refAfter)
+	r.IntervalLow, r.IntervalHigh = floatPtr(ivLow), floatPtr(ivHigh)
+	r.Confirmed, r.BudgetStopped = confirmed != 0, budgetStopped != 0
 	return r, nil
 }
 
@@ -214,7 +260,8 @@ func (s *Store) GetRating(ctx context.Context, id int64) (Rating, error) {
 	if err != nil {
 		return r, fmt.Errorf("rating %d: %w", id, err)
 	}
-	rows, err := s.query(ctx, `SELECT kind, target, achieved, pass, stopped_early, reason, run_id, reset, reset_s, seconds, terms
+	rows, err := s.query(ctx, `SELECT kind, target, achieved, pass, stopped_early, reason, run_id, reset, reset_s, seconds, terms,
+		verdict, inconclusive_why, store_condition, drift, drift_figure
 		FROM rating_steps WHERE rating_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return r, fmt.Errorf("rating %d steps: %w", id, err)
@@ -225,12 +272,30 @@ func (s *Store) GetRating(ctx context.Context, id int64) (Rating, error) {
 		var pass, early int64
 		var run sql.NullInt64
 		var terms string
-		if err := rows.Scan(&st.Kind, &st.Target, &st.Achieved, &pass, &early, &st.Reason, &run, &st.Reset, &st.ResetS, &st.Seconds, &terms); err != nil {
+		var cond sql.NullString
+		var drift sql.NullFloat64
+		if err := rows.Scan(&st.Kind, &st.Target, &st.Achieved, &pass, &early, &st.Reason, &run, &st.Reset, &st.ResetS, &st.Seconds, &terms,
+			&st.Verdict, &st.InconclusiveWhy, &cond, &drift, &st.DriftFigure); err != nil {
 			return r, fmt.Errorf("rating %d steps: %w", id, err)
 		}
-		st.Pass, st.StoppedEarly, st.RunID = pass != 0, early != 0, run.Int64
+		st.Pass, st.StoppedEarly, st.RunID, st.Drift = pass != 0, early != 0, run.Int64, floatPtr(drift)
 		if err := json.Unmarshal([]byte(terms), &st.Terms); err != nil {
 			return r, fmt.Errorf("rating %d steps: terms: %w", id, err)
+		}
+		if cond.Valid {
+			if err := json.Unmarshal([]byte(cond.String), &st.Condition); err != nil {
+				return r, fmt.Errorf("rating %d steps: store_condition: %w", id, err)
+			}
+		}
+		if st.Verdict == "" && st.Kind != "probe" && st.Kind != "reference" { // stored before verdicts were
+			st.Verdict = "fail"
+			if st.Pass {
+				st.Verdict = "pass"
+			}
+			if why, ok := strings.CutPrefix(st.Reason, "inconclusive, repeated: "); ok {
+				st.Verdict = "inconclusive"
+				st.InconclusiveWhy, _, _ = strings.Cut(why, "; ")
+			}
 		}
 		r.Steps = append(r.Steps, st)
 	}

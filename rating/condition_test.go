@@ -1,0 +1,156 @@
+package rating
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/results"
+)
+
+func TestDrift(t *testing.T) {
+	ref := driver.Condition{{Name: "table_bytes", Value: 100e6, Unit: "bytes"}, {Name: "dead_share", Value: 0, Unit: driver.UnitShare}, {Name: "l0_files", Value: 0, Unit: "files"}}
+	for _, c := range []struct {
+		name    string
+		cond    driver.Condition
+		figure  string
+		change  float64
+		drifted bool
+	}{
+		{"same", ref, "table_bytes", 0, false},
+		{"grown within the tolerance", driver.Condition{{Name: "table_bytes", Value: 110e6, Unit: "bytes"}}, "table_bytes", 0.10, false},
+		{"grown beyond it", driver.Condition{{Name: "table_bytes", Value: 150e6, Unit: "bytes"}, {Name: "dead_share", Value: 0.01, Unit: driver.UnitShare}}, "table_bytes", 0.5, true},
+		{"shrunk beyond it", driver.Condition{{Name: "table_bytes", Value: 80e6, Unit: "bytes"}}, "table_bytes", -0.2, true},
+		{"a share in points", driver.Condition{{Name: "table_bytes", Value: 100e6, Unit: "bytes"}, {Name: "dead_share", Value: 0.06, Unit: driver.UnitShare}}, "dead_share", 0.06, true},
+		{"a count from 0 has no ratio", driver.Condition{{Name: "l0_files", Value: 3, Unit: "files"}, {Name: "table_bytes", Value: 101e6, Unit: "bytes"}}, "table_bytes", 0.01, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := drift(ref, c.cond)
+			if d == nil || d.Figure != c.figure || d.Drifted != c.drifted || d.Change < c.change-1e-9 || d.Change > c.change+1e-9 {
+				t.Errorf("drift %+v, want %s %+g drifted %v", d, c.figure, c.change, c.drifted)
+			}
+		})
+	}
+	if d := drift(nil, ref); d != nil {
+		t.Errorf("no reference: drift %+v", d)
+	}
+}
+
+// A store whose condition drifted before one experiment (its table 40 %
+// larger, and the experiment's capacity with it 40 % lower) fails that
+// experiment; the failure says nothing about the target: the step is
+// inconclusive (why: the drift), repeated on a store back in condition,
+// and the rating answers as it does without the drift. The drift is
+// stored with the step and summed up in the rating's message.
+func TestVirtualDriftedStepIsInconclusive(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "r.db")
+	clean := qrate(t, &qmodel{capacity: 2000}, store, Options{Start: 1000})
+	size := func(b float64) driver.Condition {
+		return driver.Condition{{Name: "table_bytes", Value: b, Unit: "bytes"}, {Name: "dead_share", Value: 0, Unit: driver.UnitShare}}
+	}
+	m := &qmodel{capacity: 2000,
+		cond: func(n int) driver.Condition {
+			if n == 1 {
+				return size(140e6)
+			}
+			return size(100e6)
+		},
+		slow: func(n int) float64 {
+			if n == 1 {
+				return 0.6
+			}
+			return 1
+		}}
+	r := qrate(t, m, store, Options{Start: 1000})
+	if r.Answer != clean.Answer || len(r.Steps) != len(clean.Steps)+1 {
+		t.Errorf("answer %.0f in %d steps, without the drift %.0f in %d: want the same and one repeat", r.Answer, len(r.Steps), clean.Answer, len(clean.Steps))
+	}
+	st := r.Steps[1]
+	if st.Verdict != verdictInconclusive || !st.Inconclusive || st.Pass || st.Drift == nil || !st.Drift.Drifted ||
+		st.Why != "the store's condition drifted: table_bytes +40% (100.0 MB → 140.0 MB)" {
+		t.Fatalf("second step %+v: want an inconclusive failure, why: the drift", st)
+	}
+	if next := r.Steps[2]; next.Target != st.Target || next.Verdict != verdictPass {
+		t.Errorf("the step after it %+v: want the same target, passing", next)
+	}
+	if r.Spread != nil {
+		t.Errorf("spread %+v: the inconclusive run counted", r.Spread)
+	}
+	c := r.Condition
+	if c == nil || c.Drifted != 1 || c.MaxDrift == nil || c.MaxDrift.Figure != "table_bytes" || len(c.Reference) != 2 {
+		t.Fatalf("condition summary %+v: want the reference and one drifted step", c)
+	}
+	msg := (&rater{opts: Options{By: ByRate, Precision: 0.05}, res: r}).message()
+	if !strings.Contains(msg, "the store's condition drifted from what the load left in 1 steps (most: table_bytes +40%") {
+		t.Errorf("message %q: want the drift said", msg)
+	}
+	s, err := results.Open(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.GetRating(context.Background(), r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := got.Steps[1]
+	if g.Verdict != "inconclusive" || g.InconclusiveWhy != st.Why || g.Drift == nil || *g.Drift < 0.4-1e-9 || *g.Drift > 0.4+1e-9 || g.DriftFigure != "table_bytes" ||
+		len(g.Condition) != 2 || g.Condition[0].Value != 140e6 || g.Condition[0].Unit != "bytes" {
+		t.Errorf("stored step %+v: want the verdict, why, condition and drift", g)
+	}
+	if f := got.Steps[0]; f.Drift != nil || len(f.Condition) != 2 || f.Verdict != "pass" {
+		t.Errorf("stored first step %+v: want the reference condition, no drift, a pass", f)
+	}
+}
+
+// The reference probe runs before the first and after the last
+// experiment: the same read burst, which completed 20 % less the second
+// time (the capacity moved). The rating reports both, widens its interval
+// by the move, and says so first: the interval is wider than the
+// precision. The probes have no verdict and are not in the spread.
+func TestVirtualReferenceProbeWidensTheInterval(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "r.db")
+	moved := func(target float64, nth int) float64 {
+		if target == DefaultPool && nth == 1 { // the reference after the last experiment
+			return 0.8
+		}
+		return 1
+	}
+	r := qrate(t, &qmodel{capacity: 2000, vary: moved}, store, Options{Start: 1000, Reference: true})
+	first, last := r.Steps[0], r.Steps[len(r.Steps)-1]
+	if first.Kind != KindReference || last.Kind != KindReference || first.Verdict != "" || last.Verdict != "" || first.Target != DefaultPool {
+		t.Fatalf("first step %+v, last %+v: want the reference probes of the %d-client pool, without a verdict", first, last, DefaultPool)
+	}
+	ref := r.Reference
+	if ref == nil || ref.Before != first.Achieved || ref.After != last.Achieved || ref.Moved > -0.15 || ref.Moved < -0.25 {
+		t.Fatalf("reference %+v: want about −20 %%", ref)
+	}
+	iv := r.Interval
+	if iv == nil || !iv.Wider || iv.Low > r.Answer*(1+ref.Moved)+1e-6 || iv.High < r.Answer*(1-ref.Moved) {
+		t.Fatalf("interval %+v around %.0f: want it widened by the reference's %.0f%% and wider than the precision", iv, r.Answer, ref.Moved*100)
+	}
+	msg := (&rater{opts: Options{By: ByRate, Precision: 0.05}, res: r}).message()
+	if !strings.Contains(msg, "the reference probe completed") {
+		t.Errorf("message %q: want the reference's move", msg)
+	}
+	if r.Spread != nil {
+		t.Errorf("spread %+v: a reference probe counted", r.Spread)
+	}
+	s, err := results.Open(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.GetRating(context.Background(), r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ReferenceBefore == nil || *got.ReferenceBefore != ref.Before || got.ReferenceAfter == nil || *got.ReferenceAfter != ref.After ||
+		got.IntervalLow == nil || *got.IntervalLow != iv.Low || got.IntervalHigh == nil || *got.IntervalHigh != iv.High {
+		t.Errorf("stored %+v: want the reference and the interval", got)
+	}
+}
