@@ -39,6 +39,15 @@ type Budget struct {
 	Reached float64 `json:"precision_reached,omitempty"`
 }
 
+// Line says the estimate (and the budget) on one line.
+func (b Budget) Line() string {
+	s := fmt.Sprintf("estimate: about %d experiments, %s of them with warmups, plus the load, the resets and settling (measured as the rating goes)", b.EstimateExperiments, secs(b.EstimateS))
+	if b.BudgetS > 0 {
+		s += fmt.Sprintf("; budget %s", secs(b.BudgetS))
+	}
+	return s
+}
+
 // Progress is where a rating stands after a step.
 type Progress struct {
 	Elapsed time.Duration `json:"elapsed"`

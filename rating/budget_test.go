@@ -53,11 +53,6 @@ func TestVirtualBudgetStopsWithTheBracket(t *testing.T) {
 	if !strings.Contains(msg, "the budget of 40s stopped the search between") {
 		t.Errorf("message %q: want the budget's bracket", msg)
 	}
-	// Without the budget the same rating reaches the precision, later.
-	free := qrate(t, &qmodel{capacity: 2000, clock: newVclock(), reset: time.Second}, filepath.Join(t.TempDir(), "r.db"), Options{Start: 500, Precision: 0.01})
-	if free.Budget.Stopped || free.Time.TotalS <= 40 {
-		t.Errorf("without a budget: stopped %v after %.1f s; want the full search, longer than the budget", free.Budget.Stopped, free.Time.TotalS)
-	}
 }
 
 // A budget smaller than the least a rating needs is refused before

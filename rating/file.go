@@ -39,6 +39,8 @@ type Flags struct {
 	MinTail     int
 	Settle      bool
 	Steadiness  time.Duration // 0: the machine's steadiness is not measured
+	Budget      time.Duration // 0: none
+	Reference   bool          // the reference probe before and after (reference.go)
 	Set         map[string]bool
 }
 
@@ -46,7 +48,7 @@ type Flags struct {
 // a file with a rate block: what the block leaves out.
 func FileDefaults() Flags {
 	return Flags{By: ByRate, Precision: "5%", Reset: ResetReload, SLADuration: 60 * time.Second,
-		Votes: DefaultVotes, MinTail: DefaultMinTail, Settle: true, Probe: true, Set: map[string]bool{}}
+		Votes: DefaultVotes, MinTail: DefaultMinTail, Settle: true, Probe: true, Reference: true, Set: map[string]bool{}}
 }
 
 // FileSLA parses an experiment's SLA expressions; a mistake is reported at
@@ -278,6 +280,7 @@ func FromFile(b *experiment.Bench, rf Flags) (Options, error) {
 		return bad(e.Errorf("rate.probe", "the probe measures the capacity a search by rate starts from, and %s: remove one", why))
 	}
 	o.Votes, o.MinTail, o.NoSettle, o.Steadiness = rf.Votes, rf.MinTail, !rf.Settle, rf.Steadiness
+	o.Budget, o.Reference = rf.Budget, rf.Reference
 	if blk.Set["votes"] && !set["votes"] {
 		o.Votes = blk.Votes
 	}
@@ -337,9 +340,13 @@ func (b *BenchStale) Wrap(db driver.DB) driver.DB {
 // Describe says what a rating with these options will run (dbrig rate
 // --dry-run).
 func (o Options) Describe() string {
-	return fmt.Sprintf("SLA %s, by %s, reset %s, precision %g%%, experiments of %v, final run of %v, start %s, max %g, early stop %v, votes %d, min tail %d, warmup %v, settle %v",
+	s := fmt.Sprintf("SLA %s, by %s, reset %s, precision %g%%, experiments of %v, final run of %v, start %s, max %g, early stop %v, votes %d, min tail %d, warmup %v, settle %v, reference probe %v",
 		o.SLA, o.By, o.Reset, o.Precision*100, o.Step, o.SLADuration, dryStart(o), o.Max, !o.NoEarlyStop,
-		o.Votes, max(0, o.MinTail), dryWarmup(o.Warmup), !o.NoSettle)
+		o.Votes, max(0, o.MinTail), dryWarmup(o.Warmup), !o.NoSettle, o.Reference)
+	if o.Budget > 0 {
+		s += fmt.Sprintf(", budget %v", o.Budget)
+	}
+	return s
 }
 
 // dryWarmup says the warmup a dry run will use ("default" when the rating
@@ -395,7 +402,8 @@ func FromFlags(rf Flags, start float64, step time.Duration, stepGiven, noWarmup 
 		return bad("--min-tail %d: expected a number of operations, 0 for no minimum", rf.MinTail)
 	}
 	o = Options{SLA: s, By: rf.By, Precision: prec, SLADuration: rf.SLADuration, Max: rf.Max, Reset: rf.Reset, NoEarlyStop: rf.NoEarlyStop,
-		NoProbe: !rf.Probe, Votes: rf.Votes, MinTail: rf.MinTail, NoSettle: !rf.Settle, Steadiness: rf.Steadiness, Start: start, Step: step}
+		NoProbe: !rf.Probe, Votes: rf.Votes, MinTail: rf.MinTail, NoSettle: !rf.Settle, Steadiness: rf.Steadiness, Start: start, Step: step,
+		Budget: rf.Budget, Reference: rf.Reference}
 	if rf.MinTail == 0 {
 		o.MinTail = -1
 	}

@@ -146,8 +146,10 @@ type Hooks struct {
 	Experiment func(kind string, target float64)
 	Step       func(Step)
 	Warn       func(error)
-	// Progress is called after each step: time spent, an estimate of the
-	// time left, the budget.
+	// Planned is called once before the first experiment with the budget
+	// and the up-front estimate; Progress after each step: time spent, an
+	// estimate of the time left, the budget.
+	Planned  func(Budget)
 	Progress func(Progress)
 	// Observer sees every interval and event of every experiment.
 	Observer run.Observer
@@ -529,6 +531,9 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 		h.Started(id, store.Name())
 	}
 	defer r.dropSnapshot(context.WithoutCancel(ctx))
+	if h.Planned != nil {
+		h.Planned(*res.Budget)
+	}
 
 	runErr := r.search(ctx)
 	var pre *experiment.PreloadedError

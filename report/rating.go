@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/format"
@@ -14,6 +15,10 @@ import (
 // back to back, no target and no verdict (rating.KindProbe; report may
 // not import rating).
 const probeKind = "probe"
+
+// referenceKind is the kind of the reference probe's steps: a read burst
+// before the first and after the last experiment (rating.KindReference).
+const referenceKind = "reference"
 
 // RatingDone prints a rating that just ended: its table, the rule that
 // gave the answer, the time the store spent settling, and the state the
@@ -70,8 +75,11 @@ func Rating(w io.Writer, r results.Rating) error {
 	t.add(head...)
 	for i, s := range r.Steps {
 		target := format.Target(r.By, s.Target)
-		if s.Kind == probeKind {
+		switch s.Kind {
+		case probeKind:
 			target = fmt.Sprintf("%.0f clients, closed", s.Target)
+		case referenceKind:
+			target = fmt.Sprintf("%.0f clients, reads", s.Target)
 		}
 		row := []string{fmt.Sprint(i + 1), s.Kind, target, format.Rate(s.Achieved)}
 		for _, name := range terms {
@@ -88,8 +96,10 @@ func Rating(w io.Writer, r results.Rating) error {
 		}
 		pass, early, run, reset := "FAIL", "", "-", "-"
 		switch {
-		case s.Kind == probeKind:
+		case s.Kind == probeKind || s.Kind == referenceKind:
 			pass = "-" // no verdict
+		case s.Verdict == "inconclusive":
+			pass = "inconclusive (" + shortWhy(s.InconclusiveWhy) + ")" // not a failure of the target
 		case s.Pass:
 			pass = "pass"
 		}
@@ -110,6 +120,15 @@ func Rating(w io.Writer, r results.Rating) error {
 	}
 	if len(r.Steps) > 0 {
 		ew.table(t, "  ")
+	}
+	if r.IntervalLow != nil && r.IntervalHigh != nil && *r.IntervalLow > 0 {
+		// The answer's first line: whether it is known to the precision.
+		rel := analysis.RelativeSpread(*r.IntervalLow, *r.IntervalHigh)
+		verdict := "within the precision"
+		if analysis.SpreadWider(rel, r.Precision) {
+			verdict = fmt.Sprintf("WIDER than the precision of %g%%: the answer is not known to the precision asked", r.Precision*100)
+		}
+		ew.printf("interval: %s … %s (%.0f%%), %s\n", format.Target(r.By, *r.IntervalLow), format.Target(r.By, *r.IntervalHigh), rel*100, verdict)
 	}
 	switch {
 	case r.Answer == nil && r.Status == results.StatusRunning:
@@ -141,6 +160,15 @@ func Rating(w io.Writer, r results.Rating) error {
 			verdict = "LESS steady than the precision: a store's capacity moves with it"
 		}
 		ew.printf("machine: cache-bound work varied by %.0f%% (coefficient of variation, 250 ms windows) before the rating, %s\n", *cv*100, verdict)
+	}
+	ratingReference(ew, r)
+	ratingCondition(ew, r)
+	if r.BudgetS > 0 {
+		ew.printf("budget: %s", secs(r.BudgetS))
+		if r.BudgetStopped {
+			ew.printf(", which stopped the rating before it reached the precision")
+		}
+		ew.printf("\n")
 	}
 	nu := 0.0
 	if r.ResetCount > 0 {
@@ -211,4 +239,101 @@ func RatingList(w io.Writer, rs []results.Rating) error {
 		t.add(fmt.Sprint(r.ID), r.Start.Local().Format(listTime), r.Status, r.System, r.Workload, r.SLA, r.Strategy, answer, spread, format.Seconds(r.TotalS))
 	}
 	return t.write(w, "")
+}
+
+// shortWhy is an inconclusive step's reason for its table cell.
+func shortWhy(why string) string {
+	switch {
+	case strings.HasPrefix(why, "dbrig's load generator was late"):
+		return "dbrig late"
+	case strings.HasPrefix(why, "the store's condition drifted: "):
+		d := strings.TrimPrefix(why, "the store's condition drifted: ")
+		if i := strings.Index(d, " ("); i > 0 {
+			d = d[:i]
+		}
+		return "store drifted: " + d
+	}
+	return why
+}
+
+// ratingReference writes what the reference probe completed before the
+// first and after the last experiment, and whether that moved by more than
+// the precision (the capacity the rating saw moved).
+func ratingReference(ew *errWriter, r results.Rating) {
+	if r.ReferenceBefore == nil {
+		return
+	}
+	if r.ReferenceAfter == nil || *r.ReferenceBefore <= 0 {
+		ew.printf("reference: the read burst completed %s ops/s before the first experiment (not run after the last)\n", format.Rate(*r.ReferenceBefore))
+		return
+	}
+	moved := (*r.ReferenceAfter - *r.ReferenceBefore) / *r.ReferenceBefore
+	verdict := "within the precision: the capacity held"
+	if moved > r.Precision || -moved > r.Precision {
+		verdict = "MORE than the precision: the capacity moved during the rating (the interval is widened by it)"
+	}
+	ew.printf("reference: the read burst completed %s ops/s before the first experiment, %s after the last (%+.0f%%, %s)\n",
+		format.Rate(*r.ReferenceBefore), format.Rate(*r.ReferenceAfter), moved*100, verdict)
+}
+
+// ratingCondition writes the store's condition as the first step measured
+// it (the reference) and the largest drift any later step saw.
+func ratingCondition(ew *errWriter, r results.Rating) {
+	var ref []results.ConditionFigure
+	worst, at, drifted := 0.0, -1, 0
+	for i, s := range r.Steps {
+		if ref == nil && s.Condition != nil {
+			ref = s.Condition
+		}
+		if s.Drift != nil && (at < 0 || abs(*s.Drift) > abs(worst)) {
+			worst, at = *s.Drift, i
+		}
+		if s.Verdict == "inconclusive" && strings.HasPrefix(s.InconclusiveWhy, "the store's condition drifted") {
+			drifted++
+		}
+	}
+	if ref == nil {
+		return
+	}
+	var figs []string
+	for _, f := range ref {
+		figs = append(figs, conditionFigure(f))
+	}
+	ew.printf("condition: after the load settled %s", strings.Join(figs, ", "))
+	if at >= 0 {
+		s := r.Steps[at]
+		change := fmt.Sprintf("%+.0f%%", worst*100)
+		for _, f := range ref {
+			if f.Name == s.DriftFigure && f.Unit == "share" {
+				change = fmt.Sprintf("%+.1f points", worst*100)
+			}
+		}
+		ew.printf("; largest drift %s %s (step %d)", s.DriftFigure, change, at+1)
+	}
+	if drifted > 0 {
+		ew.printf("; %d failures on a drifted store were inconclusive", drifted)
+	}
+	ew.printf("\n")
+}
+
+func conditionFigure(f results.ConditionFigure) string {
+	switch f.Unit {
+	case "bytes":
+		return fmt.Sprintf("%s %.1f MB", f.Name, f.Value/1e6)
+	case "share":
+		return fmt.Sprintf("%s %.1f%%", f.Name, f.Value*100)
+	}
+	return fmt.Sprintf("%s %s", f.Name, format.Int(int64(f.Value)))
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// secs shows seconds as a duration: 300 → 5m0s.
+func secs(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/results"
 )
@@ -42,8 +43,18 @@ func RatingHTML(w io.Writer, r results.Rating) error {
 		return err
 	}
 	answer := "no answer"
+	if r.Answer != nil && r.IntervalLow != nil && r.IntervalHigh != nil && *r.IntervalLow > 0 {
+		if rel := analysis.RelativeSpread(*r.IntervalLow, *r.IntervalHigh); analysis.SpreadWider(rel, r.Precision) {
+			answer = fmt.Sprintf("interval %s … %s (%.0f%%), WIDER than the precision: ", format.Target(r.By, *r.IntervalLow), format.Target(r.By, *r.IntervalHigh), rel*100)
+		} else {
+			answer = ""
+		}
+	}
 	if r.Answer != nil {
-		answer = "answer: " + format.Target(r.By, *r.Answer)
+		if answer == "no answer" {
+			answer = ""
+		}
+		answer += "answer: " + format.Target(r.By, *r.Answer)
 		if !r.Confirmed {
 			answer += " (not confirmed by the final run)"
 		}

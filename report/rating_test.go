@@ -138,3 +138,52 @@ func spreadPixels(t *testing.T, data []byte) int {
 	}
 	return n
 }
+
+// A rating with an inconclusive step, the reference probe, the store's
+// condition, a budget and an interval wider than the precision: the table
+// shows the step as inconclusive with its reason (not FAIL), the interval
+// comes before the answer and says it is wider, and the page says so too.
+func TestRatingInconclusiveConditionInterval(t *testing.T) {
+	answer, lo, hi, before, after, drift, small := 1900.0, 1520.0, 2400.0, 5000.0, 4000.0, 0.4, 0.01
+	cond := func(b float64) []results.ConditionFigure {
+		return []results.ConditionFigure{{Name: "table_bytes", Value: b, Unit: "bytes"}, {Name: "dead_share", Value: 0, Unit: "share"}}
+	}
+	r := results.Rating{ID: 8, System: "sim", Workload: "workloada", SLA: "p95<50ms", By: "rate", Strategy: "snapshot",
+		Precision: 0.05, SLADurationS: 60, Status: "done", Answer: &answer, Confirmed: true, Start: time.Now(),
+		IntervalLow: &lo, IntervalHigh: &hi, ReferenceBefore: &before, ReferenceAfter: &after, BudgetS: 300, BudgetStopped: true,
+		Steps: []results.RatingStep{
+			{Kind: "reference", Target: 32, Achieved: 5000, RunID: 2, Reset: "load", Condition: cond(100e6)},
+			{Kind: "search", Target: 1000, Achieved: 999, Pass: true, Verdict: "pass", RunID: 3, Reset: "snapshot", Condition: cond(101e6), Drift: &small, DriftFigure: "table_bytes"},
+			{Kind: "search", Target: 2000, Achieved: 1200, Verdict: "inconclusive", InconclusiveWhy: "the store's condition drifted: table_bytes +40% (100.0 MB → 140.0 MB)",
+				RunID: 4, Reset: "snapshot", Condition: cond(140e6), Drift: &drift, DriftFigure: "table_bytes"},
+			{Kind: "search", Target: 2000, Achieved: 1800, Verdict: "inconclusive", InconclusiveWhy: "dbrig's load generator was late (dispatch lag p95 30ms, half the limit is 25ms)", RunID: 5, Reset: "snapshot"},
+			{Kind: "final", Target: 1900, Achieved: 1890, Pass: true, Verdict: "pass", RunID: 6, Reset: "snapshot"},
+			{Kind: "reference", Target: 32, Achieved: 4000, RunID: 7, Reset: "snapshot"},
+		}}
+	var b bytes.Buffer
+	if err := Rating(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"inconclusive (store drifted: table_bytes +40%)", "inconclusive (dbrig late)", "32 clients, reads",
+		"interval: 1,520 ops/s … 2,400 ops/s (58%), WIDER than the precision of 5%: the answer is not known to the precision asked\nanswer: 1,900 ops/s",
+		"reference: the read burst completed 5,000 ops/s before the first experiment, 4,000 after the last (-20%, MORE than the precision",
+		"condition: after the load settled table_bytes 100.0 MB, dead_share 0.0%; largest drift table_bytes +40% (step 3); 1 failures on a drifted store were inconclusive",
+		"budget: 5m0s, which stopped the rating before it reached the precision",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "FAIL") {
+		t.Errorf("an inconclusive step shown as FAIL:\n%s", out)
+	}
+	b.Reset()
+	if err := RatingHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); !strings.Contains(page, `<p class="answer">interval 1,520 ops/s … 2,400 ops/s (58%), WIDER than the precision: answer: 1,900 ops/s`) || !strings.Contains(page, "inconclusive (dbrig late)") {
+		t.Errorf("the page lacks the interval first or the inconclusive step")
+	}
+}

@@ -41,6 +41,8 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&rf.MinTail, "min-tail", rating.DefaultMinTail, "by rate, each experiment lasts until this many operations lie beyond the SLA's percentile (p95: 20× as many in all; at most 10× --duration); 0 = no minimum")
 	fs.BoolVar(&rf.Settle, "settle", true, "after the first load and each reset, wait until the store has finished its background work (compactions, vacuum) before the experiment; --settle=false skips it")
 	fs.DurationVar(&rf.Steadiness, "steadiness", 5*time.Second, "first measure this long how steady this machine's speed is (stored, and a warning when less steady than the precision); 0 = skip")
+	fs.DurationVar(&rf.Budget, "budget", 0, "cap the rating's total time: the search stops with the best bracket found (and says its precision) when its next experiment and the final run would not fit; 0 = no cap")
+	fs.BoolVar(&rf.Reference, "reference", true, "run a short reference read burst (the client pool back to back) before the first and after the last experiment: whether the capacity moved during the rating")
 	var sets listFlag
 	fs.Var(&sets, "set", "with an experiment FILE: override a value of the file (key.path=value, e.g. rate.reset=keep); repeatable")
 	dry := fs.Bool("dry-run", false, "with an experiment FILE: print what the rating would run and exit")
@@ -79,6 +81,8 @@ func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) er
 			fmt.Fprintf(e.stderr, "rating %d: SLA %s, by %s, reset %s; results in %s\n", id, opts.SLA, opts.By, opts.Reset, store)
 		}
 		hooks.Step = func(s rating.Step) { fmt.Fprintf(e.stderr, "  %s\n", s.Line(opts.By)) }
+		hooks.Planned = func(b rating.Budget) { fmt.Fprintf(e.stderr, "  %s\n", b.Line()) }
+		hooks.Progress = func(p rating.Progress) { fmt.Fprintf(e.stderr, "    %s\n", p.Line()) }
 	}
 	r, rateErr := rating.Rate(ctx, opts, hooks)
 	if r == nil {

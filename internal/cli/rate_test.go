@@ -119,6 +119,11 @@ func TestRateProbe(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out.String())
 	}
+	// The reference read burst comes first and last (--reference).
+	if n := len(got.Steps); n < 5 || got.Steps[0].Kind != "reference" || got.Steps[n-1].Kind != "reference" {
+		t.Fatalf("steps %+v: want the reference probe first and last", got.Steps)
+	}
+	got.Steps = got.Steps[1 : len(got.Steps)-1]
 	if len(got.Steps) < 3 || got.Steps[0].Kind != "probe" || got.Steps[0].Target != 8 || got.Steps[0].Pass ||
 		got.Steps[0].Achieved < 400 || got.Steps[0].Achieved > 550 || got.Steps[1].Kind != "search" {
 		t.Fatalf("steps %+v: want a probe of 8 clients measuring about 500 ops/s, then the search", got.Steps)
@@ -126,8 +131,8 @@ func TestRateProbe(t *testing.T) {
 	if got.Throughput == nil || *got.Throughput < 0.7*500 || *got.Throughput > 500 {
 		t.Errorf("answer %v, want within 30%% below the capacity 500", got.Throughput)
 	}
-	if !regexp.MustCompile(`(?m)^\s*1\s+probe\s+8 clients, closed\s+[\d,]+\s.*\s-\s`).MatchString(errb.String()) {
-		t.Errorf("the table's first row is not the probe without a verdict:\n%s", errb.String())
+	if !regexp.MustCompile(`(?m)^\s*2\s+probe\s+8 clients, closed\s+[\d,]+\s.*\s-\s`).MatchString(errb.String()) {
+		t.Errorf("the table's second row (after the reference) is not the probe without a verdict:\n%s", errb.String())
 	}
 	png := filepath.Join(t.TempDir(), "r.png")
 	if code := Main(context.Background(), []string{"rate", "show", "1", "--store", store, "--png", png}, strings.NewReader(""), &out, &errb); code != 0 {

@@ -151,7 +151,7 @@ func TestRateFile(t *testing.T) {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out.String())
 	}
 	if got.Throughput == nil || *got.Throughput <= 0 || *got.Throughput > 500 || got.SLA != "p95<20ms" || got.Precision != 0.25 ||
-		len(got.Steps) < 2 || got.Steps[0].Target != 400 {
+		len(got.Steps) < 4 || got.Steps[0].Kind != "reference" || got.Steps[1].Target != 400 {
 		t.Errorf("JSON %s", out.String())
 	}
 	// dbrig report rating:ID renders it as a page.
