@@ -109,6 +109,11 @@ type Driver struct {
 	// Leader asks the running system which member leads it (a Kubernetes
 	// fault's target leader), through the driver's properties.
 	Leader LeaderFunc
+	// RatingProps are properties (key=value) `dbrig rate` sets for every
+	// experiment unless the user gave the key: what makes two ratings of
+	// the system agree (PostgreSQL: the table's autovacuum off, its vacuum
+	// done by the settle step between experiments instead).
+	RatingProps []string
 }
 
 // ClusterFunc builds a local cluster recipe from system.cluster's options

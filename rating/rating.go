@@ -458,6 +458,14 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	if di, _ := first.Props.Bool("dataintegrity", false); di && opts.SLA.HasUnpredictable() {
 		return nil, input(fmt.Errorf("SLA term unpredictable: dbrig stamps a version into every value it writes, which -p dataintegrity=true would report as corrupt; remove dataintegrity (and use --reset snapshot, keep or reload)"))
 	}
+	// What makes two ratings of this system agree (driver.Driver's
+	// RatingProps), unless the user chose otherwise.
+	for _, kv := range first.Registry[first.Driver].RatingProps {
+		k, v, _ := strings.Cut(kv, "=")
+		if !first.Props.Has(k) {
+			opts.Base.Overrides = append(opts.Base.Overrides, experiment.Override{Flag: "rate (a rating's default for " + first.Driver + ")", Key: k, Value: v})
+		}
+	}
 	if opts.By == ByRate {
 		if _, _, ok := first.Props.Lookup("threadcount"); !ok {
 			opts.Base.Overrides = append(opts.Base.Overrides, experiment.Override{Flag: "rate", Key: "threadcount", Value: strconv.Itoa(DefaultPool)})
