@@ -168,13 +168,18 @@ func (r *rater) left() time.Duration {
 	s := r.srch
 	switch {
 	case r.finalDone:
+	case r.inFinal && r.finalFailed:
+		// Searching down at full length: a target or two more, each by a
+		// majority.
+		secs = 2 * r.opts.votesPer() * final
 	case r.inFinal:
 		if n := len(r.res.Steps); n == 0 || r.res.Steps[n-1].Kind != "final" || !r.res.Steps[n-1].Pass {
 			secs = final // a final run passing ends the rating (near enough)
 		}
 	case s == nil: // the probe or the reference before it
-		_, est := r.opts.estimate()
-		secs = est - r.res.Time.ExperimentsS + float64(r.res.Time.Experiments)*r.meanReset()
+		n, est := r.opts.estimate()
+		left := max(0, n-len(r.res.Steps))
+		secs = est - r.res.Time.ExperimentsS + float64(left)*r.meanReset()
 	default:
 		n := 0.0
 		switch {

@@ -281,6 +281,12 @@ func FromFile(b *experiment.Bench, rf Flags) (Options, error) {
 	}
 	o.Votes, o.MinTail, o.NoSettle, o.Steadiness = rf.Votes, rf.MinTail, !rf.Settle, rf.Steadiness
 	o.Budget, o.Reference = rf.Budget, rf.Reference
+	if blk.Set["budget"] && !set["budget"] {
+		o.Budget = blk.Budget
+	}
+	if blk.Set["reference"] && !set["reference"] {
+		o.Reference = blk.Reference
+	}
 	if blk.Set["votes"] && !set["votes"] {
 		o.Votes = blk.Votes
 	}

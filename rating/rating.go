@@ -548,6 +548,9 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	if errors.As(runErr, &pre) {
 		runErr = fmt.Errorf("%w (a rating with --reset snapshot or repair leaves the data set as it loaded it, so a next rating on the same data takes --skip-load; after reload or keep the data is as the last experiment left it: use --recreate)", runErr)
 	}
+	if res.Answer <= 0 {
+		res.Found = false // interrupted before a final run decided
+	}
 	res.Time.TotalS = r.elapsed().Seconds()
 	res.Time.ResetCeiling = results.ResetCeiling(res.Time.TotalS, res.Time.ResetsS)
 	res.Spread = spread(res.Steps)
@@ -776,6 +779,9 @@ func (r *rater) confirm(ctx context.Context, s *searcher, answer float64) error 
 			break
 		}
 		if err != nil {
+			if passed > 0 { // interrupted: what held for Δ so far
+				r.res.Answer, r.res.Confirmed = passed, true
+			}
 			return err
 		}
 		r.res.Found, tried = true, answer

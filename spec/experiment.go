@@ -878,6 +878,7 @@ func schemaPaths() []string {
 		"load.duration", "load.operations", "load.timeout", "load.max_backlog", "load.schedule", "scenario", "verdict",
 		"workers",
 		"sla", "rate.by", "rate.precision", "rate.reset", "rate.sla_duration", "rate.step", "rate.start", "rate.max", "rate.early_stop", "rate.probe", "rate.votes", "rate.min_tail", "rate.warmup", "rate.settle",
+		"rate.budget", "rate.reference",
 	}, kubernetesPaths()...)
 }
 

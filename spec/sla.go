@@ -62,6 +62,8 @@ type Rate struct {
 	MinTail     int           // 0: no minimum
 	Warmup      time.Duration // 0: none
 	Settle      bool
+	Budget      time.Duration   // 0: none
+	Reference   bool            // the reference probe before and after
 	Set         map[string]bool // key → written
 }
 
@@ -97,7 +99,7 @@ func (d *decoder) slaExprs(dst *[]SLAExpr) func(*yaml.Node, string) error {
 
 func (d *decoder) rateBlock(dst **Rate) func(*yaml.Node, string) error {
 	return func(n *yaml.Node, p string) error {
-		r := &Rate{EarlyStop: true, Probe: true, Settle: true, Set: map[string]bool{}}
+		r := &Rate{EarlyStop: true, Probe: true, Settle: true, Reference: true, Set: map[string]bool{}}
 		*dst = r
 		mark := func(key string, f func(*yaml.Node, string) error) func(*yaml.Node, string) error {
 			return func(n *yaml.Node, p string) error {
@@ -119,6 +121,8 @@ func (d *decoder) rateBlock(dst **Rate) func(*yaml.Node, string) error {
 			"min_tail":     mark("min_tail", d.int(&r.MinTail, 0)),
 			"warmup":       mark("warmup", d.duration(&r.Warmup)),
 			"settle":       mark("settle", d.boolean(&r.Settle)),
+			"budget":       mark("budget", d.duration(&r.Budget)),
+			"reference":    mark("reference", d.boolean(&r.Reference)),
 		})
 		if err != nil {
 			return err
@@ -128,6 +132,9 @@ func (d *decoder) rateBlock(dst **Rate) func(*yaml.Node, string) error {
 		}
 		if r.Set["sla_duration"] && r.SLADuration <= 0 {
 			return d.errorf(child(n, "sla_duration"), p+".sla_duration", "expected how long the SLA must hold, a duration > 0 such as 60s")
+		}
+		if r.Set["budget"] && r.Budget <= 0 {
+			return d.errorf(child(n, "budget"), p+".budget", "expected the rating's most total time, a duration > 0 such as 5m")
 		}
 		if r.Set["step"] && r.Step <= 0 {
 			return d.errorf(child(n, "step"), p+".step", "expected each search experiment's length, a duration > 0 such as 15s")
