@@ -197,6 +197,9 @@ func (r *rater) left() time.Duration {
 	if r.opts.Reference && r.table != "" && !r.referenceDone {
 		secs += r.cost(referenceLength)
 	}
+	if b := r.opts.Budget; b > 0 {
+		secs = math.Min(secs, (b - r.elapsed()).Seconds()) // the budget stops it by then
+	}
 	return time.Duration(math.Max(0, secs) * float64(time.Second))
 }
 

@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -152,5 +154,36 @@ func TestVirtualReferenceProbeWidensTheInterval(t *testing.T) {
 	if got.ReferenceBefore == nil || *got.ReferenceBefore != ref.Before || got.ReferenceAfter == nil || *got.ReferenceAfter != ref.After ||
 		got.IntervalLow == nil || *got.IntervalLow != iv.Low || got.IntervalHigh == nil || *got.IntervalHigh != iv.High {
 		t.Errorf("stored %+v: want the reference and the interval", got)
+	}
+}
+
+// A system's rating defaults (driver.Driver.RatingProps: PostgreSQL's
+// pg.autovacuum=off) are set for every experiment, unless the user gave
+// the property.
+func TestRatingPropsUnlessGiven(t *testing.T) {
+	t.Parallel()
+	reg := driver.Registry{}
+	for name, d := range all.Registry() {
+		reg[name] = d
+	}
+	sim := reg["sim"]
+	sim.RatingProps = []string{"sim.latency=1ms"}
+	reg["sim"] = sim
+	for _, c := range []struct {
+		given []string
+		want  string
+	}{{nil, "1ms"}, {[]string{"sim.latency=2ms"}, "2ms"}} {
+		m := &qmodel{capacity: 2000}
+		o := m.options(filepath.Join(t.TempDir(), "r.db"), Options{SLA: mustSLA(t, "p95<50ms"), Step: 2 * time.Second, SLADuration: 3 * time.Second, Start: 1000})
+		o.Base.Registry = reg
+		o.Base.Props = append(o.Base.Props, c.given...)
+		if _, err := Rate(context.Background(), o, Hooks{}); err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range m.plans {
+			if v, _, _ := p.Props.Lookup("sim.latency"); v != c.want {
+				t.Errorf("given %v: experiment %d ran with sim.latency=%q, want %s", c.given, i, v, c.want)
+			}
+		}
 	}
 }

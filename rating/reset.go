@@ -249,6 +249,9 @@ func (r *rater) leaveLoaded(ctx context.Context) (string, error) {
 		if err := repair(ctx, db, r.table, r.first.Workload.(regenerator), keys); err != nil {
 			return "", err
 		}
+		if len(keys) == 0 {
+			return "left as loaded (the last experiment wrote nothing)", nil
+		}
 		return fmt.Sprintf("repaired the %d keys the last experiment wrote", len(keys)), nil
 	}
 	return "", nil
