@@ -132,7 +132,7 @@ func TestVirtualReferenceProbeWidensTheInterval(t *testing.T) {
 		t.Fatalf("reference %+v: want about −20 %%", ref)
 	}
 	iv := r.Interval
-	if iv == nil || !iv.Wider || iv.Low > r.Answer*(1+ref.Moved)+1e-6 || iv.High < r.Answer*(1-ref.Moved) {
+	if f := 1 - ref.Moved; iv == nil || !iv.Wider || iv.Low > r.Answer/f+1e-6 || iv.High < r.Answer*f-1e-6 {
 		t.Fatalf("interval %+v around %.0f: want it widened by the reference's %.0f%% and wider than the precision", iv, r.Answer, ref.Moved*100)
 	}
 	msg := (&rater{opts: Options{By: ByRate, Precision: 0.05}, res: r}).message()

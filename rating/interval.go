@@ -10,7 +10,8 @@ import (
 // where a run failed below a pass: the spread) to the lowest target that
 // failed above it (or higher, where a run passed above a failure),
 // widened by how far the reference probe's capacity moved between the
-// first and the last experiment (reference.go). On a machine whose speed
+// first and the last experiment (reference.go): by the factor 1 + |move|
+// down and up. On a machine whose speed
 // or a store whose condition moved, that is the honest answer: two
 // ratings in a row should land inside each other's interval, not
 // necessarily within the precision of each other.
@@ -50,7 +51,7 @@ func (r *rater) interval() *Interval {
 	}
 	if ref := res.Reference; ref != nil && ref.After > 0 {
 		w := math.Abs(ref.Moved)
-		lo, hi = lo*(1-math.Min(w, 0.9)), hi*(1+w)
+		lo, hi = lo/(1+w), hi*(1+w) // a factor either way: a capacity twice as high or half as high
 	}
 	rel := analysis.RelativeSpread(lo, hi)
 	return &Interval{Low: lo, High: hi, Relative: rel, Wider: analysis.SpreadWider(rel, r.opts.Precision), Open: open}
