@@ -187,3 +187,17 @@ func TestRatingPropsUnlessGiven(t *testing.T) {
 		}
 	}
 }
+
+// A step's line says inconclusive with why, not FAIL; a pass on a drifted
+// store says the drift.
+func TestStepLineInconclusive(t *testing.T) {
+	d := &Drift{Figure: "table_bytes", From: 100e6, To: 140e6, Unit: "bytes", Change: 0.4, Drifted: true}
+	late := Step{Kind: "search", Target: 2000, Inconclusive: true, Verdict: verdictInconclusive, Why: "dbrig's load generator was late (dispatch lag p95 30ms, half the limit is 25ms)", StoppedEarly: true, RunID: 4}
+	if l := late.Line(ByRate); !strings.Contains(l, "search 2,000 ops/s: inconclusive (dbrig's load generator was late (dispatch lag p95 30ms, half the limit is 25ms)), repeated") || strings.Contains(l, "FAIL") {
+		t.Errorf("line %q", l)
+	}
+	pass := Step{Kind: "search", Target: 2000, Pass: true, Verdict: verdictPass, Drift: d}
+	if l := pass.Line(ByRate); !strings.Contains(l, ": pass") || !strings.HasSuffix(l, "; store condition drifted: table_bytes +40% (100.0 MB → 140.0 MB)") {
+		t.Errorf("line %q", l)
+	}
+}
