@@ -145,14 +145,18 @@ func (r *rater) reserve() float64 {
 }
 
 // affords tells whether an experiment of kind and length dur fits the
-// budget; an experiment before the final runs must leave their reserve.
+// budget; an experiment before the final runs must leave their reserve,
+// a final run the reference probe's.
 func (r *rater) affords(kind string, dur time.Duration) bool {
 	if r.opts.Budget <= 0 {
 		return true
 	}
 	need := r.cost(dur)
-	if kind == "search" || kind == KindProbe || kind == KindReference && !r.finalDone {
+	switch {
+	case kind == "search" || kind == KindProbe || kind == KindReference && !r.finalDone:
 		need += r.reserve()
+	case kind == "final" && r.opts.Reference && r.table != "":
+		need += r.cost(referenceLength) // the reference after them tells whether the capacity moved
 	}
 	return r.elapsed().Seconds()+need <= r.opts.Budget.Seconds()
 }

@@ -79,3 +79,51 @@ func TestConditionBeforeAndAfterSettle(t *testing.T) {
 		t.Errorf("settled after the updates: table %g bytes, want within %.0f %% of the %g loaded", settled["table_bytes"], settleBloat*100, loaded["table_bytes"])
 	}
 }
+
+// Settled, the indexes are the same size whether the table was rewritten
+// or only vacuumed: Settle rebuilds them when it does not rewrite.
+func TestSettleRebuildsIndexes(t *testing.T) {
+	url := testenv.Need(t, "DBRIG_PG_URL")
+	const table = "condition_index"
+	ctx := context.Background()
+	db := open(t, "pg.url="+url, "table="+table)
+	if _, err := db.pool.Exec(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db = open(t, "pg.url="+url, "table="+table)
+	defer func() { db.pool.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+table) }()
+	var keys []string
+	var recs []driver.Record
+	for i := range 20000 {
+		keys = append(keys, fmt.Sprintf("user%d", uint64(i)*0x9E3779B97F4A7C15)) // hash order, as YCSB's load
+		recs = append(recs, driver.Record{"field0": []byte("v")})
+	}
+	if err := db.InsertBatch(ctx, table, keys, recs); err != nil {
+		t.Fatal(err)
+	}
+	index := func() float64 {
+		t.Helper()
+		c, err := db.Condition(ctx, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range c {
+			if f.Name == "index_bytes" {
+				return f.Value
+			}
+		}
+		t.Fatal("no index_bytes")
+		return 0
+	}
+	if err := db.Settle(ctx, table); err != nil {
+		t.Fatal(err)
+	}
+	settled := index()
+	if _, err := db.pool.Exec(ctx, "VACUUM FULL "+table); err != nil {
+		t.Fatal(err)
+	}
+	if rewritten := index(); settled > rewritten*1.05 {
+		t.Errorf("index %g bytes settled after the load, %g after a rewrite: want the same", settled, rewritten)
+	}
+}
