@@ -239,7 +239,7 @@ func (b *Budget) describe(by string, precision float64) string {
 	case b.High == 0:
 		return fmt.Sprintf("the budget of %s ran out while the search still grew: the answer is at least %s", secs(b.BudgetS), format.Target(by, b.Low))
 	}
-	return fmt.Sprintf("the budget of %s stopped the search between %s (passed) and %s (failed): %.0f%% apart, the precision asked was %g%%",
+	return fmt.Sprintf("the budget of %s stopped the rating between %s (passed) and %s (failed): %.0f%% apart, the precision asked was %g%%",
 		secs(b.BudgetS), format.Target(by, b.Low), format.Target(by, b.High), b.Reached*100, precision*100)
 }
 

@@ -50,7 +50,7 @@ func TestVirtualBudgetStopsWithTheBracket(t *testing.T) {
 		t.Errorf("interval %+v: want %.0f … %.0f, wider than the precision", iv, b.Low, b.High)
 	}
 	msg := (&rater{opts: Options{By: ByRate, Precision: 0.01}, res: r}).message()
-	if !strings.Contains(msg, "the budget of 40s stopped the search between") {
+	if !strings.Contains(msg, "the budget of 40s stopped the rating between") {
 		t.Errorf("message %q: want the budget's bracket", msg)
 	}
 }
@@ -101,5 +101,25 @@ func TestVirtualEstimateAndETA(t *testing.T) {
 	b, took := r.Budget, r.Time.ExperimentsS+r.Time.FinalS
 	if b.EstimateExperiments == 0 || b.EstimateS < took/2 || b.EstimateS > 2*took {
 		t.Errorf("up-front estimate %d experiments, %.1f s; they took %.1f s in %d steps", b.EstimateExperiments, b.EstimateS, took, len(r.Steps))
+	}
+}
+
+// A budget that runs out in the final runs (they search down at full
+// length after a long final run failed) stops with the bracket the final
+// runs reached, the answer unconfirmed.
+func TestVirtualBudgetStopsTheFinalRuns(t *testing.T) {
+	t.Parallel()
+	m := &qmodel{capacity: 2000, clock: newVclock(), reset: time.Second, stallAt: 2500 * time.Millisecond, stallFor: 150 * time.Millisecond}
+	r := qrate(t, m, filepath.Join(t.TempDir(), "r.db"), Options{Step: time.Second, SLADuration: 6 * time.Second, Start: 1000, Precision: 0.2, Warmup: -1, Budget: 30 * time.Second})
+	b := r.Budget
+	if !b.Stopped || b.Low == 0 || b.High == 0 || r.Time.TotalS > 30 {
+		t.Fatalf("budget %+v after %.1f s: want the final runs stopped with a bracket, within 30 s", b, r.Time.TotalS)
+	}
+	if last := r.Steps[len(r.Steps)-1]; last.Kind != "final" || r.Confirmed {
+		t.Errorf("last step %s, confirmed %v: want the final runs cut short, unconfirmed", last.Kind, r.Confirmed)
+	}
+	msg := (&rater{opts: Options{By: ByRate, Precision: 0.2}, res: r}).message()
+	if !strings.Contains(msg, "the budget of 30s stopped the rating between") {
+		t.Errorf("message %q", msg)
 	}
 }

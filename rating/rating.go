@@ -775,7 +775,15 @@ func (r *rater) confirm(ctx context.Context, s *searcher, answer float64) error 
 		st, err := r.verdict(ctx, "final", answer, r.opts.SLADuration)
 		if errors.Is(err, errBudget) {
 			// The search's highest pass, or the last final tried: unconfirmed.
-			r.res.Budget.Stopped, r.res.Found, answer = true, true, tried
+			r.res.Found, answer = true, tried
+			lo, hi := s.lo, s.hi
+			if passed > 0 {
+				lo = passed
+			}
+			if failed > 0 {
+				hi = failed
+			}
+			r.budgetStopped(lo, hi)
 			break
 		}
 		if err != nil {
