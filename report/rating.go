@@ -224,11 +224,18 @@ func RatingList(w io.Writer, rs []results.Rating) error {
 		return err
 	}
 	t := &table{left: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true}}
-	t.add("id", "started", "status", "system", "workload", "sla", "reset", "answer", "spread", "total")
+	t.add("id", "started", "status", "system", "workload", "sla", "reset", "answer", "interval", "spread", "total")
 	for _, r := range rs {
-		answer, spread := "-", "-"
+		answer, spread, interval := "-", "-", "-"
 		if r.Answer != nil {
 			answer = format.Target(r.By, *r.Answer)
+		}
+		if r.IntervalLow != nil && r.IntervalHigh != nil && *r.IntervalLow > 0 {
+			rel := analysis.RelativeSpread(*r.IntervalLow, *r.IntervalHigh)
+			interval = fmt.Sprintf("%s … %s (%.0f%%)", format.Rate(*r.IntervalLow), format.Rate(*r.IntervalHigh), rel*100)
+			if analysis.SpreadWider(rel, r.Precision) {
+				interval += " wider"
+			}
 		}
 		if rel, wider, ok := ratingSpread(r); ok {
 			spread = fmt.Sprintf("%.0f%%", rel*100)
@@ -236,7 +243,7 @@ func RatingList(w io.Writer, rs []results.Rating) error {
 				spread += " (unstable)"
 			}
 		}
-		t.add(fmt.Sprint(r.ID), r.Start.Local().Format(listTime), r.Status, r.System, r.Workload, r.SLA, r.Strategy, answer, spread, format.Seconds(r.TotalS))
+		t.add(fmt.Sprint(r.ID), r.Start.Local().Format(listTime), r.Status, r.System, r.Workload, r.SLA, r.Strategy, answer, interval, spread, format.Seconds(r.TotalS))
 	}
 	return t.write(w, "")
 }

@@ -180,6 +180,10 @@ func TestRatingInconclusiveConditionInterval(t *testing.T) {
 		t.Errorf("an inconclusive step shown as FAIL:\n%s", out)
 	}
 	b.Reset()
+	if err := RatingList(&b, []results.Rating{r}); err != nil || !strings.Contains(b.String(), "1,520 … 2,400 (58%) wider") {
+		t.Errorf("list with an interval: %v\n%s", err, b.String())
+	}
+	b.Reset()
 	if err := RatingHTML(&b, r); err != nil {
 		t.Fatal(err)
 	}
