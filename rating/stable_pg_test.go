@@ -54,6 +54,19 @@ func TestRatePostgresTwiceAgrees(t *testing.T) {
 	if a.Left == "" {
 		t.Errorf("rating %d did not put the data set back as loaded", a.ID)
 	}
+	// The store's condition was measured after every settle (the
+	// postgres driver is a driver.Conditioner) and stored with the step.
+	for _, r := range []*Rating{a, b} {
+		if r.Condition == nil || len(r.Condition.Reference) == 0 {
+			t.Errorf("rating %d: no reference condition", r.ID)
+			continue
+		}
+		for i, st := range r.Steps {
+			if len(st.Condition) == 0 || st.Condition[0].Name != "table_bytes" || st.Condition[0].Value <= 0 || i > 0 && st.Drift == nil {
+				t.Errorf("rating %d step %d: condition %v drift %v, want the table's size and its drift from the reference", r.ID, i, st.Condition, st.Drift)
+			}
+		}
+	}
 	if lo, hi := min(a.Answer, b.Answer), max(a.Answer, b.Answer); hi-lo > 0.25*hi {
 		t.Errorf("two ratings %.0f and %.0f ops/s differ by more than the precision (25%%)", a.Answer, b.Answer)
 	}
