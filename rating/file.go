@@ -279,6 +279,19 @@ func FromFile(b *experiment.Bench, rf Flags) (Options, error) {
 		}
 		return bad(e.Errorf("rate.probe", "the probe measures the capacity a search by rate starts from, and %s: remove one", why))
 	}
+	fileRules(&o, blk, rf)
+	o.Base = plan.Options
+	o.Base.Name = b.Name
+	o.Base.Command = "dbrig rate " + b.File
+	o.Base.Args = nil
+	return o, nil
+}
+
+// fileRules sets the decision rules, the settle, the reference probe and
+// the budget from the rate command's flags, and from the file's rate block
+// where the flag was not given (rf.Set).
+func fileRules(o *Options, blk *spec.Rate, rf Flags) {
+	set := rf.Set
 	o.Votes, o.MinTail, o.NoSettle, o.Steadiness = rf.Votes, rf.MinTail, !rf.Settle, rf.Steadiness
 	o.Budget, o.Reference = rf.Budget, rf.Reference
 	if blk.Set["budget"] && !set["budget"] {
@@ -305,11 +318,6 @@ func FromFile(b *experiment.Bench, rf Flags) (Options, error) {
 			o.Warmup = -1
 		}
 	}
-	o.Base = plan.Options
-	o.Base.Name = b.Name
-	o.Base.Command = "dbrig rate " + b.File
-	o.Base.Args = nil
-	return o, nil
 }
 
 // BenchStale counts stale reads for the runs of a bench whose SLA has an

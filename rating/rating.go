@@ -575,7 +575,16 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 		}
 		msg = runErr.Error()
 	}
-	fin := results.Rating{ID: id, Status: status, Message: msg, Confirmed: res.Confirmed,
+	fin := stored(res, status, msg)
+	if err := store.FinishRating(context.WithoutCancel(ctx), fin); err != nil {
+		runErr = errors.Join(runErr, err)
+	}
+	return res, runErr
+}
+
+// stored is a finished rating as the results store keeps it.
+func stored(res *Rating, status, msg string) results.Rating {
+	fin := results.Rating{ID: res.ID, Status: status, Message: msg, Confirmed: res.Confirmed,
 		FirstLoadS: res.Time.FirstLoadS, ResetCount: int64(res.Time.ResetCount), ResetsS: res.Time.ResetsS,
 		Experiments: int64(res.Time.Experiments), ExperimentsS: res.Time.ExperimentsS, FinalS: res.Time.FinalS,
 		TotalS: res.Time.TotalS, EarlySavedS: res.Time.EarlySavedS}
@@ -600,10 +609,7 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 		fin.IntervalLow, fin.IntervalHigh = &iv.Low, &iv.High
 	}
 	fin.BudgetStopped = res.Budget.Stopped
-	if err := store.FinishRating(context.WithoutCancel(ctx), fin); err != nil {
-		runErr = errors.Join(runErr, err)
-	}
-	return res, runErr
+	return fin
 }
 
 // rule says how each verdict was reached.
@@ -1038,19 +1044,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 		// verdict: not a pass, and not a failure of any target.
 		st.Pass, st.Reason = false, probeReason(plan.Config.Clients, st.Achieved)
 	case r.opts.By == ByRate:
-		// The open model's answer is a throughput: the store must also
-		// complete the operations asked for, within the precision. Counted
-		// over the experiment's planned length, not the phase's, which also
-		// holds the tail of the last in-flight operations (100 ms of tail is
-		// 5 % of a 2 s experiment); operations still queued for a client
-		// when the phase ends are dropped and count against it.
-		secs := math.Min(dur.Seconds(), measureSeconds(out.Phases))
-		done := 0.0
-		if secs > 0 {
-			done = float64(sum.Overall.Count) / secs
-		}
-		want := target * (1 - r.opts.Precision)
-		t := sla.TermResult{Term: fmt.Sprintf("throughput>=%.4g%% of target", 100*(1-r.opts.Precision)), Measured: done, Limit: want, Unit: "ops/s", Pass: done >= want}
+		t := r.throughputTerm(target, dur, sum.Overall.Count, out.Phases)
 		st.Terms = append(st.Terms, t)
 		st.Pass = st.Pass && t.Pass
 	}
@@ -1100,6 +1094,22 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	}
 	r.progress()
 	return st, nil
+}
+
+// throughputTerm: the open model's answer is a throughput, so the store
+// must also complete the operations asked for, within the precision.
+// Counted over the experiment's planned length, not the phase's, which
+// also holds the tail of the last in-flight operations (100 ms of tail is
+// 5 % of a 2 s experiment); operations still queued for a client when the
+// phase ends are dropped and count against it.
+func (r *rater) throughputTerm(target float64, dur time.Duration, count int64, phases []measure.Summary) sla.TermResult {
+	secs := math.Min(dur.Seconds(), measureSeconds(phases))
+	done := 0.0
+	if secs > 0 {
+		done = float64(count) / secs
+	}
+	want := target * (1 - r.opts.Precision)
+	return sla.TermResult{Term: fmt.Sprintf("throughput>=%.4g%% of target", 100*(1-r.opts.Precision)), Measured: done, Limit: want, Unit: "ops/s", Pass: done >= want}
 }
 
 // runSeconds is the time the warmup and measure phases took.
