@@ -134,7 +134,7 @@ type runView struct {
 // impactRow is one fault's cost, formatted.
 type impactRow struct {
 	Fault, At, Detail, Outcome     string
-	Before, During, After          string // p99
+	Before, During, After          string // p50 / p95 / p99 (Percentiles)
 	TputBefore, TputDuring, Change string
 	Unavailable, Recovery          string
 	Shares                         string // client traffic by node (ShareLine)
@@ -235,14 +235,10 @@ func runViewOf(rd analysis.Run) runView {
 				Before: "–", During: "–", After: "–", TputBefore: "–", TputDuring: "–", Change: "–", Unavailable: "–", Recovery: "did not fire"})
 			continue
 		}
-		rec := "not recovered"
-		if im.Recovery != nil {
-			rec = format.Elapsed(*im.Recovery)
-		}
 		rv.Impacts = append(rv.Impacts, impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
-			Before: format.MicrosInt(im.Baseline.P99), During: format.MicrosInt(im.During.P99), After: format.MicrosInt(im.After.P99),
+			Before: Percentiles(im.Baseline), During: Percentiles(im.During), After: Percentiles(im.After),
 			TputBefore: format.Rate(im.Baseline.Throughput), TputDuring: format.Rate(im.During.Throughput),
-			Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: unavailable(im), Recovery: rec, Shares: ShareLine(im), Lags: LagLine(im)})
+			Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: unavailable(im), Recovery: RecoveryText(im), Shares: ShareLine(im), Lags: LagLine(im)})
 	}
 	rv.Label = fmt.Sprintf("#%d %s", d.ID, d.System)
 	if d.Name != "" {
