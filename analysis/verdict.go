@@ -120,17 +120,16 @@ func (im Impact) Figure(metric string) (v float64, unmeasured string) {
 }
 
 // NotRecovered says why a fault has no recovery time, e.g. "not recovered
-// within 3.0s (next fault)"; "" when it recovered.
+// in 7.0s (end of run)", "not recovered (next fault)"; "" when it
+// recovered.
 func (im Impact) NotRecovered() string {
 	switch {
 	case im.Recovery != nil:
 		return ""
-	case im.RecoveryCut == RecoveryCutNeverCalm:
-		return "not recovered (never calm: the baseline had no calm second)"
-	case im.RecoveryCut != "" && im.RecoveryAtLeast == 0:
-		return fmt.Sprintf("not recovered (%s: too soon for %d s of calm)", im.RecoveryCut, RecoveryHold)
+	case im.RecoveryCut != "" && im.RecoveryAtLeast > 0:
+		return fmt.Sprintf("not recovered in %s (%s)", format.Millis(im.RecoveryAtLeast.Milliseconds()), im.RecoveryCut)
 	case im.RecoveryCut != "":
-		return fmt.Sprintf("not recovered within %s (%s)", format.Millis(im.RecoveryAtLeast.Milliseconds()), im.RecoveryCut)
+		return "not recovered (" + im.RecoveryCut + ")"
 	}
 	return "not recovered"
 }
@@ -166,9 +165,9 @@ func Quantity(metric string, v float64) string {
 }
 
 // String says what was judged, e.g. "kill-leader: unavailable < 2s:
-// 861ms — pass", "kill: recovery <= 15s: not recovered within 40.0s (end
-// of run) — FAIL", "kill: p99_change_pct <= 300 if measured: not measured
-// (no baseline: …) — skipped".
+// 861ms — pass", "kill: recovery <= 5s: not recovered in 7.0s (end of
+// run) — FAIL", "kill: p99_change_pct <= 300 if measured: not measured:
+// no baseline: … — skipped".
 func (j Judgement) String() string {
 	verdict := "pass"
 	if !j.Pass {
@@ -181,7 +180,7 @@ func (j Judgement) String() string {
 	case j.Over:
 		got = j.Note
 	case j.Unmeasured != "":
-		got = "not measured (" + j.Unmeasured + ")"
+		got = "not measured: " + j.Unmeasured
 		if j.Pass {
 			verdict = "skipped"
 		}

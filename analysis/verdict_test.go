@@ -130,15 +130,15 @@ func TestJudge(t *testing.T) {
 		{recovered, Limit{Metric: "errors", Op: "=", Value: 0}, false, "100 — FAIL"},
 		{recovered, Limit{Metric: "p50_change_pct", Op: "<=", Value: 1000}, true, "+800.7% — pass"},
 		// Not recovered within 7 s of watching: any limit up to 7 s is decided.
-		{endOfRun, Limit{Metric: "recovery", Op: "<=", Value: 5}, false, "not recovered within 7.0s (end of run) — FAIL"},
-		{endOfRun, Limit{Metric: "recovery", Op: ">", Value: 5}, true, "not recovered within 7.0s (end of run) — pass"},
+		{endOfRun, Limit{Metric: "recovery", Op: "<=", Value: 5}, false, "not recovered in 7.0s (end of run) — FAIL"},
+		{endOfRun, Limit{Metric: "recovery", Op: ">", Value: 5}, true, "not recovered in 7.0s (end of run) — pass"},
 		// A longer limit cannot be judged: not measured, failed unless asked.
-		{endOfRun, Limit{Metric: "recovery", Op: "<=", Value: 15}, false, "not measured (not recovered within 7.0s (end of run)) — FAIL"},
-		{endOfRun, Limit{Metric: "recovery", Op: "<=", Value: 15, IfMeasured: true}, true, "not measured (not recovered within 7.0s (end of run)) — skipped"},
-		{nextFault, Limit{Metric: "recovery", Op: "<=", Value: 15}, false, "not measured (not recovered (next fault: too soon for 5 s of calm)) — FAIL"},
-		{noBaseline, Limit{Metric: "p99_change_pct", Op: "<=", Value: 300}, false, "not measured (no baseline: nothing was measured before the first fault) — FAIL"},
+		{endOfRun, Limit{Metric: "recovery", Op: "<=", Value: 15}, false, "not measured: not recovered in 7.0s (end of run) — FAIL"},
+		{endOfRun, Limit{Metric: "recovery", Op: "<=", Value: 15, IfMeasured: true}, true, "not measured: not recovered in 7.0s (end of run) — skipped"},
+		{nextFault, Limit{Metric: "recovery", Op: "<=", Value: 15}, false, "not measured: not recovered (next fault) — FAIL"},
+		{noBaseline, Limit{Metric: "p99_change_pct", Op: "<=", Value: 300}, false, "not measured: no baseline: nothing was measured before the first fault — FAIL"},
 		{noBaseline, Limit{Metric: "p99_change_pct", Op: "<=", Value: 300, IfMeasured: true}, true, "— skipped"},
-		{noBaseline, Limit{Metric: "throughput_change_pct", Op: ">=", Value: -50}, false, "not measured (no baseline"},
+		{noBaseline, Limit{Metric: "throughput_change_pct", Op: ">=", Value: -50}, false, "not measured: no baseline"},
 		{Impact{Fault: "x", NotFired: true}, Limit{Metric: "errors", Op: "=", Value: 0, IfMeasured: true}, false, "the fault did not fire — FAIL"},
 	} {
 		tc.l.Text = tc.l.Metric + " " + tc.l.Op + " …"

@@ -38,6 +38,9 @@ func Impacts(w io.Writer, ims []analysis.Impact) error {
 			"and with no more operations slower than the baseline's mean + %.0fσ than the baseline had):\n", analysis.RecoveryHold, analysis.RecoverySigmas)
 	}
 	ew.table(t, "  ")
+	if cuts := cutNotes(ims); cuts != "" {
+		ew.printf("  %s\n", cuts)
+	}
 	for _, im := range ims {
 		ew.printf("  %s: %s (%s)\n", im.Fault, im.Detail, im.Outcome)
 		if sh := ShareLine(im); sh != "" {
@@ -48,6 +51,29 @@ func Impacts(w io.Writer, ims []analysis.Impact) error {
 		}
 	}
 	return ew.err
+}
+
+// cutNotes explains the reasons the table gives for a recovery it could
+// not measure; "" when every fault recovered.
+func cutNotes(ims []analysis.Impact) string {
+	seen := map[string]bool{}
+	var notes []string
+	for _, im := range ims {
+		if im.RecoveryCut == "" || seen[im.RecoveryCut] {
+			continue
+		}
+		seen[im.RecoveryCut] = true
+		switch im.RecoveryCut {
+		case analysis.RecoveryCutNeverCalm:
+			notes = append(notes, "never calm: the baseline had no calm second to recover to")
+		default:
+			notes = append(notes, fmt.Sprintf("%s: the window ended before %d s of calm could follow", im.RecoveryCut, analysis.RecoveryHold))
+		}
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "not recovered (" + strings.Join(notes, "; ") + ")"
 }
 
 // ShareLine is each node's share of the client traffic before → during →

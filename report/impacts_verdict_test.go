@@ -64,9 +64,9 @@ func TestRecoveryText(t *testing.T) {
 		want string
 	}{
 		{analysis.Impact{Recovery: &rec}, "2.345s"},
-		{analysis.Impact{RecoveryCut: analysis.RecoveryCutEndOfRun, RecoveryAtLeast: 7 * time.Second}, "not recovered within 7.0s (end of run)"},
-		{analysis.Impact{RecoveryCut: analysis.RecoveryCutNextFault}, "not recovered (next fault: too soon for 5 s of calm)"},
-		{analysis.Impact{RecoveryCut: analysis.RecoveryCutNeverCalm}, "not recovered (never calm: the baseline had no calm second)"},
+		{analysis.Impact{RecoveryCut: analysis.RecoveryCutEndOfRun, RecoveryAtLeast: 7 * time.Second}, "not recovered in 7.0s (end of run)"},
+		{analysis.Impact{RecoveryCut: analysis.RecoveryCutNextFault}, "not recovered (next fault)"},
+		{analysis.Impact{RecoveryCut: analysis.RecoveryCutNeverCalm}, "not recovered (never calm)"},
 	} {
 		if got := RecoveryText(tc.im); got != tc.want {
 			t.Errorf("RecoveryText = %q, want %q", got, tc.want)
