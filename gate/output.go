@@ -77,6 +77,7 @@ func WriteJSON(w io.Writer, rep Report) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // rules hold < and >
 	return enc.Encode(out)
 }
 
@@ -189,6 +190,7 @@ func WriteBMF(w io.Writer, groups []Group) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // rules hold < and >
 	return enc.Encode(out)
 }
 
