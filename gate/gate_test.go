@@ -219,7 +219,7 @@ func TestOutputsParse(t *testing.T) {
 	}
 	if !strings.Contains(ju.String(), JUnitMark) || suites.Tests != 2 || suites.Failures != 1 || len(suites.Suite) != 1 ||
 		suites.Suite[0].Cases[0].Failure == nil || suites.Suite[0].Cases[1].Failure != nil ||
-		suites.Suite[0].Cases[0].Name != "OVERALL throughput<-5%" {
+		suites.Suite[0].Cases[0].Name != "throughput<-5%" {
 		t.Errorf("JUnit:\n%s", ju.String())
 	}
 

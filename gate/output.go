@@ -127,7 +127,7 @@ func WriteJUnit(w io.Writer, rep Report) error {
 			i = len(doc.Suites) - 1
 		}
 		s := &doc.Suites[i]
-		c := junitCase{Name: r.Op + " " + r.Rule.Text, ClassName: r.Group,
+		c := junitCase{Name: r.Rule.Text, ClassName: r.Group,
 			Output: fmt.Sprintf("runs %v against %v: %s (%s)", r.NewRuns, r.BaseRuns, r.Status, r.Reason)}
 		switch {
 		case r.Status.Fails():
