@@ -175,20 +175,15 @@ func cmpFloat(x, y float64) int {
 // median(b)/median(a) − 1.
 func bootstrapRel(a, b []float64, conf float64) (lo, hi float64) {
 	rng := rand.New(rand.NewPCG(0x5eed, uint64(len(a))<<32|uint64(len(b))))
-	ra, rb := make([]float64, len(a)), make([]float64, len(b))
+	sa, sb := slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
+	ca, cb := make([]int, len(a)), make([]int, len(b))
 	rels := make([]float64, 0, bootstrapRounds)
 	for range bootstrapRounds {
-		for i := range ra {
-			ra[i] = a[rng.IntN(len(a))]
+		ma := resampledMedian(rng, sa, ca)
+		mb := resampledMedian(rng, sb, cb)
+		if ma != 0 {
+			rels = append(rels, mb/ma-1)
 		}
-		for i := range rb {
-			rb[i] = b[rng.IntN(len(b))]
-		}
-		ma := sortedMedian(ra)
-		if ma == 0 {
-			continue
-		}
-		rels = append(rels, sortedMedian(rb)/ma-1)
 	}
 	if len(rels) == 0 {
 		return math.NaN(), math.NaN()
@@ -198,14 +193,28 @@ func bootstrapRel(a, b []float64, conf float64) (lo, hi float64) {
 	return quantileSorted(rels, tail), quantileSorted(rels, 1-tail)
 }
 
-// sortedMedian sorts v in place and returns its median.
-func sortedMedian(v []float64) float64 {
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
+// resampledMedian is the median of len(sorted) values drawn from sorted
+// with replacement, in linear time: because sorted is in order, the k-th
+// smallest value drawn is at the k-th smallest index drawn, and indices are
+// counted rather than sorted. counts is scratch space of the same length.
+func resampledMedian(rng *rand.Rand, sorted []float64, counts []int) float64 {
+	n := len(sorted)
+	clear(counts)
+	for range n {
+		counts[rng.IntN(n)]++
 	}
-	return (v[n/2-1] + v[n/2]) / 2
+	lowK, highK := (n-1)/2, n/2 // the same for an odd count
+	low, seen := math.NaN(), 0
+	for i, c := range counts {
+		seen += c
+		if math.IsNaN(low) && seen > lowK {
+			low = sorted[i]
+		}
+		if seen > highK {
+			return (low + sorted[i]) / 2
+		}
+	}
+	return low // not reached: the counts add up to n
 }
 
 // quantileSorted is the q-quantile of sorted s, linearly interpolated.

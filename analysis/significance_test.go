@@ -114,3 +114,24 @@ func TestSamples(t *testing.T) {
 		}
 	}
 }
+
+// The linear-time median of a resample is the median of the values drawn.
+func TestResampledMedian(t *testing.T) {
+	for _, n := range []int{1, 2, 5, 6, 31} {
+		sorted := make([]float64, n)
+		for i := range sorted {
+			sorted[i] = float64(i*i) + 0.5
+		}
+		fast, slow := rand.New(rand.NewPCG(9, uint64(n))), rand.New(rand.NewPCG(9, uint64(n)))
+		counts := make([]int, n)
+		for round := range 50 {
+			drawn := make([]float64, n)
+			for i := range drawn {
+				drawn[i] = sorted[slow.IntN(n)]
+			}
+			if got, want := resampledMedian(fast, sorted, counts), Median(drawn); got != want {
+				t.Fatalf("n %d, round %d: %v, want %v", n, round, got, want)
+			}
+		}
+	}
+}
