@@ -215,11 +215,11 @@ func decide(g Group, r spec.CheckRule, o Options) Result {
 	case !st.Significant():
 		res.Status, res.Reason = NoChange, fmt.Sprintf("no significant change at %s confidence (p %s)", pct(o.Confidence), st.FormatP())
 	case crossed(st.Rel) && !math.IsNaN(res.Z) && !(r.Less && res.Z <= -o.Z || !r.Less && res.Z >= o.Z):
-		res.Status, res.Reason = HistoryNoise, fmt.Sprintf("beyond %+g%%, but within %g standard deviations of the baseline runs (z %+.1f)", r.Pct*100, o.Z, res.Z)
+		res.Status, res.Reason = HistoryNoise, fmt.Sprintf("beyond %+g%%, but within %g standard deviations of the baseline runs (z %+.1f)", thresholdPct(r), o.Z, res.Z)
 	case crossed(st.Rel):
-		res.Status, res.Reason = Regressed, fmt.Sprintf("%+.1f%% %s, beyond %+g%%, significant at %s confidence (p %s)", st.Rel*100, st.FormatCI(), r.Pct*100, pct(o.Confidence), st.FormatP())
+		res.Status, res.Reason = Regressed, fmt.Sprintf("%+.1f%% %s, beyond %+g%%, significant at %s confidence (p %s)", st.Rel*100, st.FormatCI(), thresholdPct(r), pct(o.Confidence), st.FormatP())
 	case bad(st.Rel):
-		res.Status, res.Reason = WithinLimit, fmt.Sprintf("%+.1f%%: significant, within %+g%%", st.Rel*100, r.Pct*100)
+		res.Status, res.Reason = WithinLimit, fmt.Sprintf("%+.1f%%: significant, within %+g%%", st.Rel*100, thresholdPct(r))
 	default:
 		res.Status, res.Reason = Improved, fmt.Sprintf("%+.1f%%: significant, the better way", st.Rel*100)
 	}
@@ -281,3 +281,7 @@ func ids(runs []analysis.Run) []int64 {
 }
 
 func pct(f float64) string { return fmt.Sprintf("%g%%", math.Round(f*1000)/10) }
+
+// thresholdPct is the rule's threshold in percent as written (-5, not
+// -5.000000000000001 from the fraction it is kept as).
+func thresholdPct(r spec.CheckRule) float64 { return math.Round(r.Pct*1e8) / 1e6 }

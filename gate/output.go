@@ -71,7 +71,7 @@ func WriteJSON(w io.Writer, rep Report) error {
 	for _, r := range rep.Results {
 		s := r.Stat
 		out.Results = append(out.Results, jsonResult{Group: r.Group, NewRuns: r.NewRuns, BaseRuns: r.BaseRuns,
-			Rule: r.Rule.Text, Op: r.Op, Metric: r.Rule.Metric, Unit: Unit(r.Metric), Threshold: r.Rule.Pct * 100,
+			Rule: r.Rule.Text, Op: r.Op, Metric: r.Rule.Metric, Unit: Unit(r.Metric), Threshold: thresholdPct(r.Rule),
 			Base: num(r.Base), New: num(r.New), Change: num(s.Rel * 100), Low: num(s.Lo * 100), High: num(s.Hi * 100),
 			P: num(s.P), Z: num(r.Z), NBase: s.NA, NNew: s.NB, Status: r.Status, Fail: r.Status.Fails(), Reason: r.Reason})
 	}
