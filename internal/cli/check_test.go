@@ -123,3 +123,24 @@ func fieldsOf(out, prefix string) []string {
 	}
 	return nil
 }
+
+// A bad rule in an experiment file's check: block is bad input with the
+// file's line and column, for dbrig check --file and for every command that
+// reads the file, before anything runs.
+func TestCheckFileBadRule(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ci.yaml")
+	text := "system: {driver: sim}\nworkload: {files: [workloadc]}\nload: {duration: 1s}\ncheck:\n  fail_on: [\"READ.p98>+10%\"]\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := file + `:5:14: check.fail_on[0]: "READ.p98>+10%": unknown metric "p98": expected one of throughput, errors, mean, p50, p95, p99, max`
+	for _, args := range [][]string{
+		{"check", "1", "--file", file, "--baseline", "history:3", "--store", filepath.Join(dir, "none.db")},
+		{"bench", file, "--dry-run"},
+	} {
+		if code, _, errOut := dbrig(t, context.Background(), args...); code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, want 2 and %q\n%s", args[0], code, want, errOut)
+		}
+	}
+}
