@@ -40,17 +40,103 @@ func newHist() *hist {
 	return &hist{classic: make([]uint64, len(ClassicBuckets)), native: map[int]int64{}}
 }
 
-// addHDR adds h's counts (microseconds). Each HdrHistogram bar counts as
-// its highest equivalent value, as dbrig's own percentiles do.
-func (x *hist) addHDR(h *hdr.Histogram) {
+// addHDR adds h's counts (microseconds). Each HdrHistogram bucket counts
+// as its highest equivalent value, as dbrig's own percentiles do. The
+// buckets' places among the classic and native ones come from ls, worked
+// out once per histogram layout: a second's histogram costs one pass over
+// its counts.
+func (x *hist) addHDR(h *hdr.Histogram, ls layouts) {
 	if h == nil || h.TotalCount() == 0 {
 		return
 	}
-	for _, b := range h.Distribution() {
-		if b.Count == 0 {
+	s := h.Export()
+	l := ls.of(s)
+	for i, n := range s.Counts {
+		if n == 0 {
 			continue
 		}
-		x.add(float64(b.To)/1e6, uint64(b.Count))
+		x.count += uint64(n)
+		x.sum += l.secs[i] * float64(n)
+		if c := l.classic[i]; int(c) < len(x.classic) {
+			x.classic[c] += uint64(n)
+		}
+		if ni := l.native[i]; ni < 0 {
+			x.zero += uint64(n)
+		} else {
+			l.scratch[ni] += n
+		}
+	}
+	for j, n := range l.scratch {
+		if n != 0 {
+			x.native[j+l.base] += n
+			l.scratch[j] = 0
+		}
+	}
+}
+
+// layout is where each bucket of one HdrHistogram layout goes.
+type layout struct {
+	secs    []float64 // highest equivalent value, in seconds
+	classic []uint8   // index in ClassicBuckets; len(ClassicBuckets): only +Inf
+	native  []int32   // native bucket − base; −1: the zero bucket
+	base    int
+	scratch []int64 // per native bucket − base, zero between calls
+}
+
+type layoutKey struct{ lowest, highest, figures int64 }
+
+// layouts caches the layouts seen (dbrig uses one).
+type layouts map[layoutKey]*layout
+
+func (ls layouts) of(s *hdr.Snapshot) *layout {
+	k := layoutKey{s.LowestTrackableValue, s.HighestTrackableValue, s.SignificantFigures}
+	if l := ls[k]; l != nil && len(l.secs) == len(s.Counts) {
+		return l
+	}
+	n := len(s.Counts)
+	l := &layout{secs: make([]float64, n), classic: make([]uint8, n), native: make([]int32, n)}
+	lo, hi := math.MaxInt, math.MinInt
+	idx := make([]int, n)
+	bucketValues(s, func(i int, v int64) {
+		sec := float64(v) / 1e6
+		l.secs[i] = sec
+		c, _ := slices.BinarySearch(ClassicBuckets, sec)
+		l.classic[i] = uint8(c)
+		if sec <= 0 {
+			idx[i] = math.MinInt
+			return
+		}
+		idx[i] = nativeIndex(sec)
+		lo, hi = min(lo, idx[i]), max(hi, idx[i])
+	})
+	l.base = lo
+	for i, ni := range idx {
+		l.native[i] = -1
+		if ni != math.MinInt {
+			l.native[i] = int32(ni - lo)
+		}
+	}
+	l.scratch = make([]int64, max(hi-lo+1, 0))
+	ls[k] = l
+	return l
+}
+
+// bucketValues calls fn with each counts index of a snapshot and the
+// highest value equivalent to it, as h.Distribution's bars give them. The
+// arithmetic is HdrHistogram's layout (its countsIndex, inverted); a test
+// holds it to Distribution.
+func bucketValues(s *hdr.Snapshot, fn func(i int, v int64)) {
+	subCountMag := int(math.Ceil(math.Log2(2 * math.Pow10(int(s.SignificantFigures)))))
+	halfMag := max(subCountMag, 1) - 1
+	unitMag := max(int(math.Floor(math.Log2(float64(s.LowestTrackableValue)))), 0)
+	half := 1 << halfMag
+	for i := range s.Counts {
+		bucket, sub := 0, i
+		if i >= 2*half {
+			bucket, sub = i>>halfMag-1, i&(half-1)+half
+		}
+		shift := bucket + unitMag
+		fn(i, int64(sub)<<shift+(int64(1)<<shift)-1)
 	}
 }
 

@@ -50,6 +50,7 @@ type Metrics struct {
 	nodes   map[string]nodestat.Sample
 	workers int
 	seq     int // runs not stored (yet) are numbered
+	layouts layouts
 
 	reg *prometheus.Registry
 }
@@ -76,8 +77,8 @@ func New() *Metrics {
 	m := &Metrics{
 		ops: map[opKey]*opState{}, phases: map[phaseKey]*phaseState{},
 		faults: map[faultKey]uint64{}, active: map[faultKey]bool{}, nodes: map[string]nodestat.Sample{},
-		workers: 1,
-		reg:     prometheus.NewRegistry(),
+		workers: 1, layouts: layouts{},
+		reg: prometheus.NewRegistry(),
 	}
 	m.reg.MustRegister(m)
 	return m
@@ -188,7 +189,7 @@ func (m *Metrics) Interval(iv measure.Interval) {
 		for c, n := range o.Classes {
 			s.classes[c] += uint64(n)
 		}
-		s.latency.addHDR(o.Response)
+		s.latency.addHDR(o.Response, m.layouts)
 	}
 	pk := phaseKey{r, iv.Phase}
 	ps := m.phases[pk]
@@ -198,7 +199,7 @@ func (m *Metrics) Interval(iv measure.Interval) {
 	}
 	ps.dropped += uint64(iv.Dropped)
 	if iv.Phase != measure.PhaseLoad { // a load batch has no schedule to lag behind
-		ps.lag.addHDR(iv.Lag)
+		ps.lag.addHDR(iv.Lag, m.layouts)
 	}
 	m.phase, m.backlog, m.target = iv.Phase, float64(iv.Backlog), iv.TargetRate
 }

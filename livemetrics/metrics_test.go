@@ -8,10 +8,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -37,6 +39,35 @@ func TestNativeIndex(t *testing.T) {
 		lo, hi := math.Exp2(float64(i-1)/8), math.Exp2(float64(i)/8)
 		if !(tc.v > lo*(1-1e-12) && tc.v <= hi*(1+1e-12)) {
 			t.Errorf("%g not in bucket %d (%g, %g]", tc.v, i, lo, hi)
+		}
+	}
+}
+
+// TestEachValueIsDistribution holds bucketValues's index arithmetic to
+// HdrHistogram's own Distribution, over dbrig's range and another.
+func TestEachValueIsDistribution(t *testing.T) {
+	for _, h := range []*hdr.Histogram{measure.NewHistogram(), hdr.New(4, 1_000_000_000, 2)} {
+		x := uint64(99)
+		for range 50_000 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			_ = h.RecordValue(int64(math.Exp(float64(x%1_000_000) / 1_000_000 * math.Log(float64(h.HighestTrackableValue())))))
+		}
+		var want, got [][2]int64
+		for _, b := range h.Distribution() {
+			if b.Count > 0 {
+				want = append(want, [2]int64{b.To, b.Count})
+			}
+		}
+		s := h.Export()
+		bucketValues(s, func(i int, v int64) {
+			if s.Counts[i] > 0 {
+				got = append(got, [2]int64{v, s.Counts[i]})
+			}
+		})
+		if !slices.Equal(got, want) {
+			t.Errorf("bucketValues differs from Distribution: %d buckets vs %d; first got %v want %v", len(got), len(want), got[:3], want[:3])
 		}
 	}
 }
