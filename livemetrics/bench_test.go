@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,7 +107,7 @@ func benchPairs() int {
 // costCase runs cfg back to back without and with live metrics, pairs
 // times, alternating which goes first, and returns each side's figures by
 // name.
-func costCase(b *testing.B, cfg run.Config, figures func(measure.Summary) map[string]float64) (off, on map[string][]float64) {
+func costCase(b *testing.B, cfg run.Config, figures func(s measure.Summary, cpu time.Duration) map[string]float64) (off, on map[string][]float64) {
 	off, on = map[string][]float64{}, map[string][]float64{}
 	for i := range benchPairs() {
 		for j := range 2 {
@@ -117,11 +118,13 @@ func costCase(b *testing.B, cfg run.Config, figures func(measure.Summary) map[st
 				o = startOutlets()
 				obs = o.m
 			}
+			cpu0 := cpuTime()
 			sums, err := run.Run(context.Background(), nopDB{}, readWorkload{}, cfg, obs)
 			if err != nil {
 				b.Fatal(err)
 			}
-			f := figures(sums[len(sums)-1])
+			cpu := cpuTime() - cpu0 // the scraper's and the receiver's included
+			f := figures(sums[len(sums)-1], cpu)
 			side := off
 			if live {
 				scrapes, st := o.close()
@@ -138,6 +141,15 @@ func costCase(b *testing.B, cfg run.Config, figures func(measure.Summary) map[st
 	return off, on
 }
 
+// cpuTime is the CPU this process has used (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
@@ -149,12 +161,15 @@ func median(xs []float64) float64 {
 
 // BenchmarkLiveMetricsCost shows what live metrics cost the harness:
 // exposition scraped every second and remote write every second, side by
-// side with neither, back to back (median of DBRIG_LIVE_PAIRS pairs, 5 s
-// each). ceiling: the closed model's ops/s against a no-op DB (the
+// side with neither, back to back (median of DBRIG_LIVE_PAIRS pairs of
+// DBRIG_LIVE_RUN each, default 5 and 5 s). ceiling: the closed model's ops/s against a no-op DB (the
 // harness ceiling); lag: the open model's dispatch lag p99 and mean at a
 // fixed rate. Run with -benchtime=1x (see docs/measurements/live-metrics.md).
 func BenchmarkLiveMetricsCost(b *testing.B) {
-	const dur = 5 * time.Second
+	dur := 5 * time.Second
+	if d, err := time.ParseDuration(os.Getenv("DBRIG_LIVE_RUN")); err == nil && d > 0 {
+		dur = d
+	}
 	report := func(b *testing.B, off, on map[string][]float64) {
 		for _, k := range slices.Sorted(maps.Keys(off)) {
 			b.ReportMetric(median(off[k]), k+"_off")
@@ -165,8 +180,9 @@ func BenchmarkLiveMetricsCost(b *testing.B) {
 	}
 	b.Run("ceiling", func(b *testing.B) {
 		for b.Loop() {
-			off, on := costCase(b, run.Config{Clients: 2, Duration: dur}, func(s measure.Summary) map[string]float64 {
-				return map[string]float64{"ops/s": float64(s.Overall.Count) / s.End.Sub(s.Start).Seconds()}
+			off, on := costCase(b, run.Config{Clients: 2, Duration: dur}, func(s measure.Summary, cpu time.Duration) map[string]float64 {
+				return map[string]float64{"ops/s": float64(s.Overall.Count) / s.End.Sub(s.Start).Seconds(),
+					"cpu_ns/op": float64(cpu.Nanoseconds()) / float64(s.Overall.Count)}
 			})
 			report(b, off, on)
 		}
@@ -175,9 +191,10 @@ func BenchmarkLiveMetricsCost(b *testing.B) {
 		b.Run(fmt.Sprintf("lag/rate=%g", rate), func(b *testing.B) {
 			for b.Loop() {
 				cfg := run.Config{Model: run.Open{Rate: rate}, Clients: 64, Duration: dur}
-				off, on := costCase(b, cfg, func(s measure.Summary) map[string]float64 {
+				off, on := costCase(b, cfg, func(s measure.Summary, cpu time.Duration) map[string]float64 {
 					return map[string]float64{"lag_p99_µs": float64(s.Lag.P99), "lag_mean_µs": s.Lag.Mean,
-						"ops/s": float64(s.Overall.Count) / s.End.Sub(s.Start).Seconds()}
+						"ops/s":     float64(s.Overall.Count) / s.End.Sub(s.Start).Seconds(),
+						"cpu_cores": cpu.Seconds() / s.End.Sub(s.Start).Seconds()}
 				})
 				report(b, off, on)
 			}

@@ -110,6 +110,19 @@ func (p *prometheus) scrape(t *testing.T, addr string) {
 // (ok false: no result).
 func (p *prometheus) query(t *testing.T, q string, at time.Time) (float64, bool) {
 	t.Helper()
+	vals := p.queryAll(t, q, at)
+	if len(vals) > 1 {
+		t.Fatalf("query %s: %d results, want one", q, len(vals))
+	}
+	if len(vals) == 0 {
+		return 0, false
+	}
+	return vals[0], true
+}
+
+// queryAll evaluates an instant query at at and returns its values.
+func (p *prometheus) queryAll(t *testing.T, q string, at time.Time) []float64 {
+	t.Helper()
 	v := url.Values{"query": {q}, "time": {strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64)}}
 	resp, err := http.Get(p.url + "/api/v1/query?" + v.Encode())
 	if err != nil {
@@ -131,18 +144,16 @@ func (p *prometheus) query(t *testing.T, q string, at time.Time) (float64, bool)
 	if r.Status != "success" {
 		t.Fatalf("query %s: %s", q, r.Error)
 	}
-	if len(r.Data.Result) == 0 {
-		return 0, false
+	var out []float64
+	for _, res := range r.Data.Result {
+		s, _ := res.Value[1].(string)
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("query %s: value %v", q, res.Value)
+		}
+		out = append(out, f)
 	}
-	if len(r.Data.Result) > 1 {
-		t.Fatalf("query %s: %d results, want one", q, len(r.Data.Result))
-	}
-	s, _ := r.Data.Result[0].Value[1].(string)
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		t.Fatalf("query %s: value %v", q, r.Data.Result[0].Value)
-	}
-	return f, true
+	return out
 }
 
 // await polls q until it has a value or 30 s pass.
@@ -285,6 +296,62 @@ func TestLiveMetricsRemoteWriteToPrometheus(t *testing.T) {
 	// The classic buckets came too.
 	if _, ok := p.query(t, fmt.Sprintf(`histogram_quantile(0.99, sum by (le) (dbrig_operation_latency_seconds_bucket{%s}))`, sel), time.Now()); !ok {
 		t.Errorf("no classic buckets in Prometheus")
+	}
+	checkDashboard(t, p, sum.RunID)
+}
+
+// checkDashboard runs every query of the shipped Grafana dashboard against
+// Prometheus holding a pushed run: each must be valid PromQL, and the
+// panels a run always fills must show something.
+func checkDashboard(t *testing.T, p *prometheus, runID int64) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "grafana", "dbrig.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Annotations struct {
+			List []struct {
+				Name string `json:"name"`
+				Expr string `json:"expr"`
+			} `json:"list"`
+		} `json:"annotations"`
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("deploy/grafana/dbrig.json: %v", err)
+	}
+	vars := strings.NewReplacer("$run", strconv.FormatInt(runID, 10), "$__rate_interval", "1m", "$__interval", "1m")
+	// Pushed series have no staleness: now sees the run's last push.
+	at := time.Now()
+	filled := map[string]bool{"Throughput by operation": true, "Response time percentiles (measure and warmup)": true,
+		"Dispatch lag (dbrig's own lateness)": true, "Throughput (successful ops/s)": true, "Workers": true, "Runs": true, "Phases": true}
+	seen := 0
+	check := func(title, expr string, first bool) {
+		if expr == "" {
+			return
+		}
+		n := len(p.queryAll(t, vars.Replace(expr), at))
+		if filled[title] && first && n == 0 {
+			t.Errorf("dashboard %q: %s shows nothing for run %d", title, expr, runID)
+		}
+		seen++
+	}
+	for _, pn := range d.Panels {
+		for i, tg := range pn.Targets {
+			check(pn.Title, tg.Expr, i == 0)
+		}
+	}
+	for _, a := range d.Annotations.List {
+		check(a.Name, a.Expr, true)
+	}
+	if seen < 10 {
+		t.Errorf("dashboard has %d queries, want the panels' and annotations'", seen)
 	}
 }
 
