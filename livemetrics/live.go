@@ -129,6 +129,7 @@ func Start(o Options) (*Live, error) {
 		l.remote = NewRemoteWriter(o.RemoteWrite, every, l.reg, l.reg)
 		l.remote.Start()
 	}
+	l.ClusterUp(nil) // dbrig itself, until a cluster adds its nodes
 	return l, nil
 }
 

@@ -394,3 +394,40 @@ func TestLiveMetricsFlagsCheckedFirst(t *testing.T) {
 		t.Errorf("a bad flag still created the store")
 	}
 }
+
+// TestLiveMetricsBenchMatrix: a bench's runs each get their own run_id and
+// a dbrig_run_info with the experiment's name and matrix values.
+func TestLiveMetricsBenchMatrix(t *testing.T) {
+	p := startPrometheus(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sweep.yaml")
+	writeFile(t, file, `name: live-sweep
+system: {driver: sim, props: {sim.latency: 200us}}
+dataset: {records: 100}
+workload: {files: [workloadc]}
+load: {model: closed, clients: 1, duration: 2s}
+matrix:
+  clients: [1, 2]
+`)
+	code, _, errOut := dbrig(t, context.Background(), "bench", file, "--store", filepath.Join(dir, "r.db"), "--quiet",
+		"--remote-write", p.url+"/api/v1/write")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	p.await(t, `dbrig_workers`)
+	for _, c := range []string{"1", "2"} {
+		q := fmt.Sprintf(`dbrig_run_info{experiment="live-sweep",system="sim",workload="workloadc",matrix_load_clients=%q}`, c)
+		if v, ok := p.query(t, q, time.Now()); !ok || v != 1 {
+			t.Errorf("no %s", q)
+		}
+	}
+	// Two runs, two run ids, each with its own operations.
+	runs := p.queryAll(t, `sum by (run_id) (dbrig_operations_total{phase="measure"})`, time.Now())
+	if len(runs) != 2 || runs[0] == 0 || runs[1] == 0 {
+		t.Errorf("operations by run: %v, want two runs with operations", runs)
+	}
+	// dbrig's own process is sampled when no cluster is up.
+	if _, ok := p.query(t, `dbrig_node_memory_rss_bytes{node="dbrig"}`, time.Now()); !ok {
+		t.Errorf("no dbrig_node_memory_rss_bytes for dbrig itself")
+	}
+}
