@@ -57,7 +57,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if b.Runs[0].Exp.Rate != nil && *replay == 0 {
-		return benchRating(ctx, e, b, *store, *jsonOut, *quiet, *dry) // ratefile.go
+		return benchRating(ctx, e, b, *store, *jsonOut, *quiet, *dry, lf) // ratefile.go
 	}
 	slas, err := rating.BenchSLAs(b)
 	if err != nil {

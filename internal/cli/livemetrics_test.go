@@ -431,3 +431,35 @@ matrix:
 		t.Errorf("no dbrig_node_memory_rss_bytes for dbrig itself")
 	}
 }
+
+// TestLiveMetricsRate: a rating's experiments reach Prometheus, each as its
+// own run with its kind and target.
+func TestLiveMetricsRate(t *testing.T) {
+	p := startPrometheus(t)
+	store := filepath.Join(t.TempDir(), "r.db")
+	code, out, errOut := dbrig(t, context.Background(), "rate", "--store", store, "--driver", "sim", "-p", "recordcount=200", "-p", "sim.capacity=500",
+		"--sla", "p95<20ms", "--sla-duration", "2s", "--duration", "1s", "--rate", "400", "--precision", "20%", "--json", "--quiet",
+		"--steadiness", "0", "--remote-write", p.url+"/api/v1/write")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Steps []struct {
+			Kind   string  `json:"kind"`
+			Target float64 `json:"target"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Steps) == 0 {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	p.await(t, `dbrig_workers`)
+	for _, s := range got.Steps {
+		q := fmt.Sprintf(`dbrig_run_info{experiment="rate",matrix_kind=%q,matrix_rate="%g"}`, s.Kind, s.Target)
+		if len(p.queryAll(t, q, time.Now())) == 0 {
+			t.Errorf("no %s", q)
+		}
+	}
+	if n := len(p.queryAll(t, `sum by (run_id) (dbrig_operations_total{phase="measure"})`, time.Now())); n < len(got.Steps) {
+		t.Errorf("%d runs with operations, want one per step (%d)", n, len(got.Steps))
+	}
+}
