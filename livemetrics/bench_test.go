@@ -185,7 +185,8 @@ func BenchmarkLiveMetricsCost(b *testing.B) {
 		for b.Loop() {
 			off, on := costCase(b, run.Config{Clients: 2, Duration: dur}, func(s measure.Summary, cpu time.Duration) map[string]float64 {
 				return map[string]float64{"ops/s": float64(s.Overall.Count) / s.End.Sub(s.Start).Seconds(),
-					"cpu_ns/op": float64(cpu.Nanoseconds()) / float64(s.Overall.Count)}
+					"cpu_ns/op": float64(cpu.Nanoseconds()) / float64(s.Overall.Count),
+					"cpu_cores": cpu.Seconds() / s.End.Sub(s.Start).Seconds()}
 			})
 			report(b, off, on)
 		}

@@ -28,6 +28,11 @@ func (l *liveFlags) check(e *env) error {
 }
 
 // start serves and/or pushes as the flags say (nil when neither is given).
+// An address it cannot listen on is the user's to fix (exit 2), as serve's.
 func (l *liveFlags) start(e *env) (*livemetrics.Live, error) {
-	return livemetrics.Start(l.options(e))
+	live, err := livemetrics.Start(l.options(e))
+	if err != nil {
+		return nil, &usageError{msg: err.Error()}
+	}
+	return live, nil
 }

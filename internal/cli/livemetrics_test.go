@@ -393,6 +393,16 @@ func TestLiveMetricsFlagsCheckedFirst(t *testing.T) {
 	if _, err := os.Stat(store); err == nil {
 		t.Errorf("a bad flag still created the store")
 	}
+	// A port that is taken: exit 2 before the run starts, as serve.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, errOut := dbrig(t, context.Background(), "run", "--driver", "null", "--store", store, "--metrics", ln.Addr().String())
+	if code != 2 || !strings.Contains(errOut, "--metrics") || strings.Contains(errOut, "run 1") {
+		t.Errorf("--metrics on a taken port: exit %d, %q; want 2 before the run", code, errOut)
+	}
 }
 
 // TestLiveMetricsBenchMatrix: a bench's runs each get their own run_id and
