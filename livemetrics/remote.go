@@ -61,6 +61,8 @@ type RemoteWriter struct {
 	stats RemoteStats
 
 	stop     chan struct{}
+	ctx      context.Context // ends a request in flight when Close gives up
+	cancel   context.CancelFunc
 	done     sync.WaitGroup
 	dropped  prometheus.Counter
 	sentOK   prometheus.Counter
@@ -85,6 +87,7 @@ func NewRemoteWriter(url string, every time.Duration, g prometheus.Gatherer, reg
 		sentOK: prometheus.NewCounter(prometheus.CounterOpts{Name: "dbrig_remote_write_pushes_total",
 			Help: "Remote-write pushes the endpoint accepted."}),
 	}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
 	if reg != nil {
 		reg.MustRegister(w.dropped, w.sentOK)
 	}
@@ -230,7 +233,7 @@ func retryable(err error) bool {
 }
 
 func (w *RemoteWriter) post(p push) error {
-	ctx, cancel := context.WithTimeout(context.Background(), pushTimeout)
+	ctx, cancel := context.WithTimeout(w.ctx, pushTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(p.body))
 	if err != nil {
@@ -268,6 +271,7 @@ func (w *RemoteWriter) Close(grace time.Duration) RemoteStats {
 			time.Sleep(20 * time.Millisecond)
 		}
 		close(w.stop)
+		w.cancel()
 		w.done.Wait()
 		w.mu.Lock()
 		for _, p := range w.queue {

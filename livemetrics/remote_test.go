@@ -152,3 +152,33 @@ func TestRemoteWriteRefusedIsNotRetried(t *testing.T) {
 		t.Errorf("stats %+v after %d calls, want 1 dropped, no retry, 1 call", st, calls.Load())
 	}
 }
+
+// TestRemoteWriteHungEndpoint: an endpoint that accepts and never answers
+// holds neither Enqueue nor Close beyond its grace.
+func TestRemoteWriteHungEndpoint(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	m := fed()
+	w := NewRemoteWriter(srv.URL, time.Hour, m.Registry(), nil)
+	w.Start()
+	for range 3 {
+		w.Enqueue()
+	}
+	done := make(chan RemoteStats, 1)
+	go func() { done <- w.Close(50 * time.Millisecond) }()
+	select {
+	case st := <-done:
+		if st.Pushes != 0 || st.Dropped != 4 {
+			t.Errorf("stats %+v, want 4 dropped (3 and Close's own), none sent", st)
+		}
+	case <-time.After(pushTimeout / 2):
+		t.Fatalf("Close still waits on a hung endpoint after %v", pushTimeout/2)
+	}
+}
