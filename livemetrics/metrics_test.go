@@ -243,4 +243,17 @@ func TestExpositionPassesPromtool(t *testing.T) {
 	if !strings.Contains(string(body), `le="0.0001"`) {
 		t.Errorf("no classic buckets in the text exposition:\n%s", body)
 	}
+	// OpenMetrics when the scraper asks for it.
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0; charset=utf-8")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	om, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/openmetrics-text") ||
+		!strings.HasSuffix(string(om), "# EOF\n") || !strings.Contains(string(om), "# TYPE dbrig_operations counter") {
+		t.Errorf("OpenMetrics: content type %q, body:\n%s", ct, om)
+	}
 }
