@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/spec"
 	"github.com/dbrig/dbrig/workload"
 )
@@ -82,7 +83,8 @@ type Devops struct {
 	threads                  int
 	loadCount                int64
 	runOffset                int64
-	hostTags                 [][][]byte // per host: hostname, region, datacenter
+	hostTags                 [][][]byte     // per host: hostname, region, datacenter
+	hostSeries               [][]driver.Tag // the same, for a driver.Points
 	// latest[i] is the newest interval client slice i has written every
 	// in-order point of (-1: none yet); LASTPOINT and ranges read up to it.
 	latest []atomic.Int64
@@ -153,6 +155,12 @@ func (w *Devops) readSeries(p *spec.Props) error {
 		region := regions[h%len(regions)]
 		dc := region + string(rune('a'+(h/len(regions))%3))
 		w.hostTags[h] = [][]byte{[]byte("host_" + strconv.Itoa(h)), []byte(region), []byte(dc)}
+	}
+	w.hostSeries = make([][]driver.Tag, w.hosts)
+	for h, tv := range w.hostTags {
+		for i, k := range devopsTags {
+			w.hostSeries[h] = append(w.hostSeries[h], driver.Tag{Key: k, Value: string(tv[i])})
+		}
 	}
 	return nil
 }
