@@ -8,6 +8,7 @@ import (
 	"github.com/dbrig/dbrig/driver/cassandra"
 	"github.com/dbrig/dbrig/driver/etcd"
 	"github.com/dbrig/dbrig/driver/hazelcast"
+	"github.com/dbrig/dbrig/driver/influxdb"
 	"github.com/dbrig/dbrig/driver/mongodb"
 	"github.com/dbrig/dbrig/driver/mysql"
 	"github.com/dbrig/dbrig/driver/null"
@@ -38,6 +39,7 @@ func Registry() driver.Registry {
 		"cassandra": cassandra.Driver(),
 		"etcd":      etcd.Driver(),
 		"hazelcast": hazelcast.Driver(),
+		"influxdb":  influxdb.Driver(),
 		"mongodb":   mongodb.Driver(),
 		"mysql":     mysql.Driver(),
 		"null":      null.Driver(),
