@@ -17,6 +17,7 @@ import (
 	"github.com/dbrig/dbrig/driver/redis"
 	"github.com/dbrig/dbrig/driver/sim"
 	"github.com/dbrig/dbrig/driver/sqlite"
+	"github.com/dbrig/dbrig/driver/victoriametrics"
 )
 
 // Drivers orchestration names without a user naming them.
@@ -36,17 +37,18 @@ const (
 // One line per driver, in alphabetical order.
 func Registry() driver.Registry {
 	return driver.Registry{
-		"cassandra": cassandra.Driver(),
-		"etcd":      etcd.Driver(),
-		"hazelcast": hazelcast.Driver(),
-		"influxdb":  influxdb.Driver(),
-		"mongodb":   mongodb.Driver(),
-		"mysql":     mysql.Driver(),
-		"null":      null.Driver(),
-		"pebble":    pebble.Driver(),
-		"postgres":  postgres.Driver(),
-		"redis":     redis.Driver(),
-		"sim":       sim.Driver(),
-		"sqlite":    sqlite.Driver(),
+		"cassandra":       cassandra.Driver(),
+		"etcd":            etcd.Driver(),
+		"hazelcast":       hazelcast.Driver(),
+		"influxdb":        influxdb.Driver(),
+		"mongodb":         mongodb.Driver(),
+		"mysql":           mysql.Driver(),
+		"null":            null.Driver(),
+		"pebble":          pebble.Driver(),
+		"postgres":        postgres.Driver(),
+		"redis":           redis.Driver(),
+		"sim":             sim.Driver(),
+		"sqlite":          sqlite.Driver(),
+		"victoriametrics": victoriametrics.Driver(),
 	}
 }
