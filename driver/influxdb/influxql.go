@@ -149,6 +149,9 @@ func toSeries(r *response, q driver.Query) ([]driver.Series, error) {
 				ds.Times = append(ds.Times, t)
 				ds.Values = append(ds.Values, v)
 			}
+			if q.Agg != "" && q.Step == 0 && len(ds.Times) > 0 {
+				ds.Times[0] = q.From // min and max give their point's time
+			}
 			if len(ds.Times) > 0 {
 				out = append(out, ds)
 			}

@@ -35,7 +35,7 @@ func expr(q driver.Query, w int64) (string, error) {
 // buckets, one instant query for a last bucket cut short by To (or for
 // the one bucket of Step 0).
 func (d *DB) aggregate(ctx context.Context, q driver.Query) ([]driver.Series, error) {
-	from, to := floorMs(q.From), floorMs(q.To)
+	from, to := ceilMs(q.From), floorMs(q.To)
 	step := q.Step / 1e6
 	if q.Step > 0 && step < 1 {
 		return nil, errclass.Wrap(errclass.Other, fmt.Errorf("victoriametrics: a bucket of %dns (VictoriaMetrics keeps milliseconds)", q.Step))
@@ -75,8 +75,8 @@ func (d *DB) aggregate(ctx context.Context, q driver.Query) ([]driver.Series, er
 	if len(out.Times) == 0 {
 		return nil, nil
 	}
-	if q.Step == 0 {
-		out.Times[0] = q.From
+	if q.Step == 0 || from*1e6 != q.From {
+		out.Times[0] = q.From // the first bucket starts at From, not at its millisecond
 	}
 	return []driver.Series{out}, nil
 }
@@ -88,6 +88,8 @@ func floorMs(ns int64) int64 {
 	}
 	return ms
 }
+
+func ceilMs(ns int64) int64 { return -floorMs(-ns) }
 
 func msSeconds(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64) }
 

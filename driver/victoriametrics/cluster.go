@@ -20,7 +20,9 @@ const Version = "1.151.0"
 // Cluster is the recipe of one VictoriaMetrics single-node server
 // ("victoriametrics"): its data under the node's dir, HTTP on 127.0.0.1, a
 // retention of 100 years (the workloads write points of 2016, older than
-// the default month), no self-scraping. Settings are extra flags
+// the default month), no self-scraping, deduplication of points at the
+// same millisecond (VictoriaMetrics keeps the bigger value; it replaces
+// nothing). Settings are extra flags
 // (-name=value), which win over these.
 type Cluster struct {
 	Binary   string // victoria-metrics' path; default the cached build, then $PATH
@@ -61,6 +63,7 @@ func (c Cluster) Layout(l *cluster.Layout) ([]cluster.Stage, error) {
 	flags := map[string]string{
 		"storageDataPath": filepath.Join(nd, "data"), "httpListenAddr": cluster.HostPort(port),
 		"retentionPeriod": "100y", "selfScrapeInterval": "0", "loggerLevel": "WARN",
+		"dedup.minScrapeInterval": "1ms", // a point written again is one point (the bigger value)
 	}
 	for k, v := range c.Settings {
 		flags[k] = v

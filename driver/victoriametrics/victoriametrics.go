@@ -174,16 +174,6 @@ func contains(s []string, v string) bool {
 	return false
 }
 
-// seconds is a Unix time in ns as VictoriaMetrics' seconds with
-// millisecond decimals (truncated to the millisecond).
-func seconds(ns int64) string {
-	ms := ns / 1e6
-	if ns < 0 && ns%1e6 != 0 {
-		ms--
-	}
-	return strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64)
-}
-
 // QueryPoints answers q: export for points, query_range for aggregates.
 func (d *DB) QueryPoints(ctx context.Context, _ string, q driver.Query) ([]driver.Series, error) {
 	if len(q.Series) == 0 {
@@ -199,7 +189,7 @@ func (d *DB) QueryPoints(ctx context.Context, _ string, q driver.Query) ([]drive
 
 // export reads the raw points of q's series in [From, To].
 func (d *DB) export(ctx context.Context, q driver.Query) ([]driver.Series, error) {
-	v := url.Values{"match[]": {selector(q)}, "start": {seconds(q.From)}, "end": {seconds(q.To)}}
+	v := url.Values{"match[]": {selector(q)}, "start": {msSeconds(ceilMs(q.From))}, "end": {msSeconds(floorMs(q.To))}}
 	out, err := lineproto.Post(ctx, d.http, d.base+"/api/v1/export?"+v.Encode(), nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("victoriametrics: export: %w", err)
