@@ -16,8 +16,9 @@ import (
 
 // PointsHarness tells RunPoints how to reach a driver.Points.
 type PointsHarness struct {
-	// Open returns the driver under test (closed by the suite).
-	Open func(t *testing.T) driver.DB
+	// Open returns the driver under test (closed by the suite); table is
+	// the fresh table name the suite writes to (as Harness.Open's).
+	Open func(t *testing.T, table string) driver.DB
 	// Settle, when set, makes what was written visible to queries
 	// (VictoriaMetrics' flush of its in-memory buffers).
 	Settle func(ctx context.Context, db driver.DB) error
@@ -155,7 +156,9 @@ func tagMap(tags []driver.Tag) map[string]string {
 // from From; a point written again replaces the old one.
 func RunPoints(t *testing.T, h PointsHarness) {
 	t.Helper()
-	db := h.Open(t)
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	table := fmt.Sprintf("ts%08x", r.Uint32())
+	db := h.Open(t, table)
 	t.Cleanup(func() {
 		if err := db.Close(); err != nil {
 			t.Errorf("Close: %v", err)
@@ -167,11 +170,10 @@ func RunPoints(t *testing.T, h PointsHarness) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	c := newTSCase(r)
 	pts := c.points(r)
 	for i := 0; i < len(pts); i += 40 { // several requests, out of order
-		if err := p.WritePoints(ctx, "usertable", pts[i:min(i+40, len(pts))]); err != nil {
+		if err := p.WritePoints(ctx, table, pts[i:min(i+40, len(pts))]); err != nil {
 			t.Fatalf("WritePoints: %v", err)
 		}
 	}
@@ -208,7 +210,7 @@ func RunPoints(t *testing.T, h PointsHarness) {
 	}
 	for _, tc := range queries {
 		tc.q.Measurement = c.m
-		got, err := p.QueryPoints(ctx, "usertable", tc.q)
+		got, err := p.QueryPoints(ctx, table, tc.q)
 		if err != nil {
 			t.Errorf("%s: QueryPoints: %v", tc.name, err)
 			continue
@@ -222,11 +224,11 @@ func RunPoints(t *testing.T, h PointsHarness) {
 	}
 	// A point written again replaces the old one.
 	again := driver.Point{Measurement: c.m, Tags: all[0], Time: c.times[7], Fields: []driver.Field{{Name: "user", Value: []byte("12.5")}, {Name: "idle", Value: []byte("1")}}}
-	if err := p.WritePoints(ctx, "usertable", []driver.Point{again}); err != nil {
+	if err := p.WritePoints(ctx, table, []driver.Point{again}); err != nil {
 		t.Fatalf("WritePoints again: %v", err)
 	}
 	settle()
-	got, err := p.QueryPoints(ctx, "usertable", driver.Query{Measurement: c.m, Field: "user", Series: all[:1], From: c.times[7], To: c.times[7]})
+	got, err := p.QueryPoints(ctx, table, driver.Query{Measurement: c.m, Field: "user", Series: all[:1], From: c.times[7], To: c.times[7]})
 	if err != nil {
 		t.Fatalf("QueryPoints after rewrite: %v", err)
 	}

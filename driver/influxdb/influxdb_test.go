@@ -16,7 +16,7 @@ func TestPoints(t *testing.T) {
 	url := testenv.Need(t, "DBRIG_INFLUXDB_URL")
 	for _, prec := range []string{"auto", "n", "s"} {
 		t.Run(prec, func(t *testing.T) {
-			drivertest.RunPoints(t, drivertest.PointsHarness{Open: func(t *testing.T) driver.DB {
+			drivertest.RunPoints(t, drivertest.PointsHarness{Open: func(t *testing.T, _ string) driver.DB {
 				p := drivertest.Props("influxdb.url", url, "influxdb.db", "dbrig_conformance", "influxdb.precision", prec,
 					"influxdb.rp", "bench", "influxdb.rp.duration", "INF", "influxdb.batchsize", "7")
 				db := drivertest.Open(t, Open, driver.Config{Props: p, Dir: t.TempDir()})

@@ -14,7 +14,7 @@ import (
 func TestPoints(t *testing.T) {
 	url := testenv.Need(t, "DBRIG_VICTORIAMETRICS_URL")
 	drivertest.RunPoints(t, drivertest.PointsHarness{
-		Open: func(t *testing.T) driver.DB {
+		Open: func(t *testing.T, _ string) driver.DB {
 			p := drivertest.Props("victoriametrics.url", url, "victoriametrics.batchsize", "7")
 			return drivertest.Open(t, Open, driver.Config{Props: p, Dir: t.TempDir()})
 		},
