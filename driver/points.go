@@ -121,3 +121,10 @@ func tagsSorted(tags []Tag) bool {
 	}
 	return true
 }
+
+// Footprint is implemented by a Points driver that can tell how many bytes
+// the points of a table take on disk now, index and write-ahead log
+// included (its compression: bytes per point after a load).
+type Footprint interface {
+	DiskBytes(ctx context.Context, table string) (int64, error)
+}

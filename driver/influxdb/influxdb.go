@@ -19,6 +19,7 @@ package influxdb
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -226,4 +227,37 @@ func (d *DB) Delete(context.Context, string, string) error                { retu
 func (d *DB) Close() error {
 	d.http.CloseIdleConnections()
 	return nil
+}
+
+var _ driver.Footprint = (*DB)(nil)
+
+// DiskBytes sums the diskBytes of the database's shards (TSM files and
+// WAL) from SHOW STATS.
+func (d *DB) DiskBytes(ctx context.Context, _ string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	r, err := d.query(ctx, "SHOW STATS", false)
+	if err != nil {
+		return 0, fmt.Errorf("influxdb: SHOW STATS: %w", err)
+	}
+	var sum int64
+	for _, res := range r.Results {
+		for _, s := range res.Series {
+			if s.Tags["database"] != d.db || (d.rp != "" && s.Tags["retentionPolicy"] != d.rp) {
+				continue
+			}
+			for i, c := range s.Columns {
+				if c != "diskBytes" || len(s.Values) == 0 || i >= len(s.Values[0]) {
+					continue
+				}
+				if n, ok := s.Values[0][i].(json.Number); ok {
+					v, _ := n.Int64()
+					if s.Name == "shard" { // its diskBytes are the filestore's and the WAL's
+						sum += v
+					}
+				}
+			}
+		}
+	}
+	return sum, nil
 }

@@ -78,6 +78,7 @@ func selectStmt(from string, q driver.Query) (string, error) {
 type response struct {
 	Results []struct {
 		Series []struct {
+			Name    string            `json:"name"`
 			Tags    map[string]string `json:"tags"`
 			Columns []string          `json:"columns"`
 			Values  [][]any           `json:"values"`

@@ -304,3 +304,20 @@ func (db *TSDB) Reset(ctx context.Context) error {
 	}
 	return nil
 }
+
+var _ driver.Footprint = (*TSDB)(nil)
+
+// DiskBytes is pg_total_relation_size (heap, indexes, TOAST) of the
+// table's series and points tables.
+func (db *TSDB) DiskBytes(ctx context.Context, table string) (int64, error) {
+	t, err := db.tsTable(ctx, table)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = db.pool.QueryRow(ctx, "SELECT pg_total_relation_size($1::regclass) + pg_total_relation_size($2::regclass)", t.points, t.series).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: size of %s: %w", table, classify(err))
+	}
+	return n, nil
+}

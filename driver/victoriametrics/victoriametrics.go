@@ -285,3 +285,29 @@ func (d *DB) Close() error {
 	d.http.CloseIdleConnections()
 	return nil
 }
+
+var _ driver.Footprint = (*DB)(nil)
+
+// DiskBytes flushes the in-memory buffers and sums vm_data_size_bytes
+// (data and index) from /metrics: the whole server's, as it has one store.
+func (d *DB) DiskBytes(ctx context.Context, _ string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	if err := d.Flush(ctx); err != nil {
+		return 0, err
+	}
+	out, err := lineproto.Post(ctx, d.http, d.base+"/metrics", nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	for _, l := range strings.Split(string(out), "\n") {
+		if !strings.HasPrefix(l, "vm_data_size_bytes{") {
+			continue
+		}
+		if f, err := strconv.ParseFloat(l[strings.LastIndexByte(l, ' ')+1:], 64); err == nil {
+			sum += int64(f)
+		}
+	}
+	return sum, nil
+}

@@ -212,6 +212,7 @@ func (c *devopsClient) Load(ctx context.Context, db driver.DB, limit int) (int, 
 	if c.loadLeft == 0 && c.id < c.w.threads {
 		cur := c.load
 		c.w.handoff[c.id].Store(&cur)
+		c.w.fp.loaded(ctx, db, c.w.table)
 	}
 	return done, nil
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/errclass"
+	"github.com/dbrig/dbrig/workload"
 )
 
 // nativeOf returns db's time-series capability when the workload should
@@ -118,4 +120,49 @@ func (c *tsClient) nativeDelete(ctx context.Context, from, to int64) error {
 		return nil
 	})
 	return d.DeletePoints(ctx, c.w.table, q)
+}
+
+// footprint asks a driver.Footprint for the bytes on disk once the last
+// load client of this process is done: bytes per point of the load.
+type footprint struct {
+	left  atomic.Int64 // load clients still writing
+	bytes atomic.Int64 // -1: not known
+}
+
+func (f *footprint) init(clients int64) {
+	f.left.Store(clients)
+	f.bytes.Store(-1)
+}
+
+// loaded is called by a load client that wrote its last point.
+func (f *footprint) loaded(ctx context.Context, db driver.DB, table string) {
+	if f.left.Add(-1) != 0 {
+		return
+	}
+	if fp, ok := db.(driver.Footprint); ok {
+		if n, err := fp.DiskBytes(ctx, table); err == nil {
+			f.bytes.Store(n)
+		}
+	}
+}
+
+// metric is bytes_per_point over points loaded, when known.
+func (f *footprint) metric(points int64) []workload.Metric {
+	b := f.bytes.Load()
+	if b < 0 || points <= 0 {
+		return nil
+	}
+	return []workload.Metric{{Name: "bytes_per_point", Value: float64(b) / float64(points), Unit: "B/point",
+		Doc: fmt.Sprintf("bytes on disk after the load (the driver's count: data, index, log) / the %d points loaded", points)}}
+}
+
+// loadClients is how many of threads clients get a share of total.
+func loadClients(total int64, threads int) int64 {
+	var n int64
+	for i := 0; i < threads; i++ {
+		if split(total, int64(threads), int64(i)) > 0 {
+			n++
+		}
+	}
+	return n
 }

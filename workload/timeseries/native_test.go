@@ -39,9 +39,16 @@ func (p *pointsDB) QueryPoints(_ context.Context, _ string, q driver.Query) ([]d
 	return nil, nil
 }
 
+// DiskBytes is 5 bytes a point written so far: asked too early, it is less.
+func (p *pointsDB) DiskBytes(context.Context, string) (int64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return 5 * int64(len(p.pts)), nil
+}
+
 func TestNativeTSLoadAndQueries(t *testing.T) {
 	db := &pointsDB{memDB: newMemDB()}
-	w := newTS(t, "readproportion=1", "updateproportion=0", "groupbyfunction=SUM", "groupbykeys=0,1,1",
+	w := newTS(t, "threadcount=2", "readproportion=1", "updateproportion=0", "groupbyfunction=SUM", "groupbykeys=0,1,1",
 		"querytimespan=600", "downsamplingfunction=max", "downsamplinginterval=120")
 	loadAll(t, w, db, 3, 50)
 	if len(db.log) != 0 {
@@ -63,6 +70,10 @@ func TestNativeTSLoadAndQueries(t *testing.T) {
 		if len(p.Tags) != 3 || len(p.Fields) != 1 || p.Fields[0].Name != "YCSBV" {
 			t.Fatalf("point %+v: expected 3 tags and the value YCSBV", p)
 		}
+	}
+	m := w.Headline(time.Second, nil)
+	if len(m) != 1 || m[0].Name != "bytes_per_point" || m[0].Value != 5 {
+		t.Errorf("headline %+v: expected bytes_per_point 5, asked after the whole load", m)
 	}
 	c := w.NewClient(0, 5)
 	for i := 0; i < 20; i++ {

@@ -206,6 +206,9 @@ func (c *tsClient) Load(ctx context.Context, db driver.DB, limit int) (int, erro
 		if err := c.native.WritePoints(ctx, c.w.table, c.np.pts); err != nil {
 			return 0, fmt.Errorf("load %d points: %w", n, err)
 		}
+		if c.loadLeft == 0 {
+			c.w.fp.loaded(ctx, db, c.w.table)
+		}
 		return n, nil
 	}
 	bi, isBatch := db.(driver.BatchInserter)
