@@ -28,6 +28,7 @@ type nativePoints struct {
 	pts    []driver.Point
 	tags   [][]driver.Tag
 	fields [][]driver.Field
+	meas   string // the last measurement as a string: one allocation per metric, not per point
 }
 
 // add appends p, its time scaled to nanoseconds by tick, with tags (nil:
@@ -50,7 +51,10 @@ func (n *nativePoints) add(p *point, tick int64, tags []driver.Tag) {
 		f = append(f, driver.Field{Name: name, Value: p.fieldVals[j]})
 	}
 	n.fields[i] = f
-	n.pts = append(n.pts, driver.Point{Measurement: string(p.measurement), Tags: tags, Time: p.ts * tick, Fields: f})
+	if n.meas != string(p.measurement) { // the comparison does not allocate
+		n.meas = string(p.measurement)
+	}
+	n.pts = append(n.pts, driver.Point{Measurement: n.meas, Tags: tags, Time: p.ts * tick, Fields: f})
 }
 
 func (n *nativePoints) reset() { n.pts = n.pts[:0] }
