@@ -3,8 +3,10 @@ package influxdb
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/dbrig/dbrig/cluster"
@@ -46,7 +48,7 @@ func (c Cluster) Layout(l *cluster.Layout) ([]cluster.Stage, error) {
 	nd := l.NodeDir(name)
 	conf := filepath.Join(nd, "influxdb.conf")
 	var extra strings.Builder
-	for _, k := range sortedKeys(c.Settings) {
+	for _, k := range slices.Sorted(maps.Keys(c.Settings)) {
 		fmt.Fprintf(&extra, "  %s = %s\n", k, c.Settings[k])
 	}
 	url := "http://" + cluster.HostPort(hp)
@@ -98,19 +100,6 @@ func ping(ctx context.Context, url string) error {
 		return fmt.Errorf("ping: HTTP %d", resp.StatusCode)
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }
 
 // newCluster builds the recipe from system.cluster's options.
