@@ -1,10 +1,17 @@
 package lineproto
 
 import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/driver"
+	"github.com/dbrig/dbrig/errclass"
 )
 
 func TestAppendEscapesAndPrecision(t *testing.T) {
@@ -48,4 +55,47 @@ func BenchmarkAppend(b *testing.B) {
 		buf = Append(buf[:0], pts, unit)
 	}
 	b.ReportMetric(float64(b.N*100)/b.Elapsed().Seconds(), "points/s")
+}
+
+func TestPostClasses(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ok":
+			body, _ := io.ReadAll(r.Body)
+			w.Write(body)
+		case "/busy":
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+		case "/slow":
+			time.Sleep(200 * time.Millisecond)
+		default:
+			http.Error(w, "bad line", http.StatusBadRequest)
+		}
+	}))
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // a port nothing listens on
+	c := Client(2)
+	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	cases := []struct {
+		ctx  context.Context
+		url  string
+		want errclass.Class
+		msg  string
+	}{
+		{context.Background(), srv.URL + "/ok", errclass.None, ""},
+		{context.Background(), srv.URL + "/busy", errclass.Unavailable, "HTTP 503: overloaded"},
+		{context.Background(), srv.URL + "/write", errclass.Other, "HTTP 400: bad line"},
+		{short, srv.URL + "/slow", errclass.Timeout, ""},
+		{context.Background(), closed.URL + "/ok", errclass.Unavailable, ""},
+	}
+	for _, tc := range cases {
+		out, err := Post(tc.ctx, c, tc.url, []byte("m v=1 1\n"), nil)
+		if got := errclass.Of(err); got != tc.want || (tc.msg != "" && !strings.Contains(err.Error(), tc.msg)) {
+			t.Errorf("Post %s: class %q (%v), want %q with %q", tc.url, got, err, tc.want, tc.msg)
+		}
+		if tc.want == errclass.None && string(out) != "m v=1 1\n" {
+			t.Errorf("Post %s: body %q, want the echo", tc.url, out)
+		}
+	}
 }
