@@ -71,7 +71,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	if *jsonOut {
 		table = e.stderr
 	}
-	var prog *report.ProgressLine
+	var prog *report.BenchProgress
 	hooks := experiment.Hooks{
 		Warn:      func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) },
 		ClusterUp: func(nodes []cluster.Node) { report.StartedNodes(e.stderr, nodes) },
@@ -79,6 +79,10 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	}
 	stale := rating.NewBenchStale(slas)
 	hooks.WrapDB = stale.Wrap
+	if !*quiet {
+		prog = report.NewBenchProgress(e.stderr)
+		hooks.Observer = prog
+	}
 	live, err := lf.start(e)
 	if err != nil {
 		return err
@@ -88,12 +92,9 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		live.Begin(livemetrics.BenchRun(b, r))
 		live.Workers(max(1, r.Exp.Workers))
 		fmt.Fprintf(e.stderr, "\n== %s: run %d of %d %s\n", b.Name, i+1, len(b.Runs), r.Label())
-		if *quiet {
-			return
+		if prog != nil {
+			prog.Next(r.Plan)
 		}
-		prog.Close()
-		prog = report.PlanProgress(e.stderr, r.Plan)
-		hooks.Observer = prog
 	})
 	prog.Close()
 	live.Close()
