@@ -96,7 +96,7 @@ func ResolveBench(path string, o BenchOptions) (*Bench, error) {
 				opts.HDRLog = numbered(o.HDRLog, len(b.Runs)+1)
 			}
 			if r.Plan, err = Resolve(opts); err != nil {
-				return nil, err
+				return nil, foreignProps(e, err, o.Registry)
 			}
 			if err := checkWorkers(e, r.Plan); err != nil {
 				return nil, err
@@ -225,4 +225,32 @@ func (b *Bench) Execute(ctx context.Context, h Hooks, beforeRun func(i int, r Be
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// foreignProps turns an unknown property that names another driver
+// (etcd.timeout in a run of redis) into an error that says where it
+// belongs: workload.props reach every system of a matrix over systems, and
+// a driver's own properties go in its system block's props.
+func foreignProps(e spec.Experiment, err error, reg driver.Registry) error {
+	var ue *spec.UnknownError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	for _, k := range ue.Keys {
+		owner, _, _ := strings.Cut(k, ".")
+		if _, ok := reg[owner]; !ok || owner == e.System.Driver {
+			continue
+		}
+		path := "workload.props." + k
+		if _, ok := e.Position(path); !ok {
+			path = "system.props." + k
+		}
+		where := "system.props"
+		if slices.ContainsFunc(e.Matrix, func(m spec.MatrixPick) bool { return m.Key == "system" }) {
+			where = "the props of its value in matrix.system"
+		}
+		return &InputError{Err: e.Errorf(path, "%q is a property of the %s driver, and this run's system is %s: a driver's own properties go with its system: %s",
+			k, owner, e.System.Driver, where)}
+	}
+	return err
 }

@@ -51,6 +51,9 @@ type Experiment struct {
 
 // System is what is benchmarked and where it runs.
 type System struct {
+	// Name labels the system in a matrix over systems (matrix: {system:
+	// [...]}) and in bench's comparison; "" for the driver's name.
+	Name    string
 	Driver  string            // the driver (dbrig drivers)
 	Version string            // a label stored with the runs (two versions side by side)
 	Props   map[string]string // driver properties (for an external system: its endpoints)
@@ -169,8 +172,8 @@ func parseVerdict(text string, p Pos, path string) (Verdict, error) {
 
 // MatrixPick is one axis of the matrix and the value this combination took.
 type MatrixPick struct {
-	Key   string // the key path, e.g. load.clients
-	Value string
+	Key   string // the key path, e.g. load.clients; "system" for a matrix over systems
+	Value string // as written; a system block's label (its name, driver or recipe)
 }
 
 // Pos is a place in an experiment file.
@@ -273,13 +276,18 @@ func ParseExperiment(name string, data []byte, sets []string) ([]Experiment, err
 	}
 	// --set wins over the file, the matrix included: setting an axis's key
 	// runs that one value.
+	type setValue struct {
+		key string
+		val *yaml.Node
+	}
+	var under []setValue
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--set %q: expected key.path=value", s)
 		}
 		key := canonical(k)
-		if _, ok := schemaAt(key); !ok {
+		if _, ok := schemaAt(key); !ok && key != systemAxis {
 			return nil, fmt.Errorf("--set %s: not a key of an experiment file%s", k, suggest(key, schemaPaths()))
 		}
 		var val yaml.Node
@@ -292,6 +300,8 @@ func ParseExperiment(name string, data []byte, sets []string) ([]Experiment, err
 			if axes[i].key == key {
 				axes = append(axes[:i], axes[i+1:]...)
 				i--
+			} else if strings.HasPrefix(key, axes[i].key+".") {
+				under = append(under, setValue{key, val.Content[0]})
 			}
 		}
 	}
@@ -301,8 +311,13 @@ func ParseExperiment(name string, data []byte, sets []string) ([]Experiment, err
 		var picks []MatrixPick
 		for i, ax := range axes {
 			v := ax.values[combo[i]]
-			setPath(tree, ax.key, v)
-			picks = append(picks, MatrixPick{Key: ax.key, Value: scalarText(v)})
+			setPath(tree, ax.key, clone(v))
+			picks = append(picks, MatrixPick{Key: ax.key, Value: ax.label(combo[i])})
+		}
+		// A --set below a block the matrix replaces (system.props.x under
+		// a matrix over systems) applies to every value of the block.
+		for _, s := range under {
+			setPath(tree, s.key, clone(s.val))
 		}
 		e, err := decodeExperiment(name, tree)
 		if err != nil {
@@ -332,6 +347,14 @@ func canonical(key string) string {
 type axis struct {
 	key    string
 	values []*yaml.Node
+	labels []string // the values' labels (a matrix over systems); nil: their text
+}
+
+func (a axis) label(i int) string {
+	if a.labels != nil {
+		return a.labels[i]
+	}
+	return scalarText(a.values[i])
 }
 
 // matrixAxes takes the matrix out of root and returns its axes in order.
@@ -350,7 +373,7 @@ func matrixAxes(name string, root *yaml.Node) ([]axis, error) {
 		for j := 0; j+1 < len(m.Content); j += 2 {
 			k, v := m.Content[j], m.Content[j+1]
 			key := canonical(k.Value)
-			if _, ok := schemaAt(key); !ok {
+			if _, ok := schemaAt(key); !ok && key != systemAxis {
 				return nil, &FileError{Pos: pos(name, k), Path: "matrix." + k.Value, Msg: "not a key of an experiment file" + suggest(key, schemaPaths())}
 			}
 			if seen[key] {
@@ -360,11 +383,32 @@ func matrixAxes(name string, root *yaml.Node) ([]axis, error) {
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
 				return nil, &FileError{Pos: pos(name, v), Path: "matrix." + k.Value, Msg: "expected a non-empty list of values"}
 			}
-			axes = append(axes, axis{key: key, values: v.Content})
+			ax := axis{key: key, values: v.Content}
+			if key == systemAxis {
+				labels, err := systemLabels(name, v.Content)
+				if err != nil {
+					return nil, err
+				}
+				ax.labels = labels
+			}
+			for _, other := range axes {
+				if strings.HasPrefix(key, other.key+".") || strings.HasPrefix(other.key, key+".") {
+					return nil, &FileError{Pos: pos(name, k), Path: "matrix." + k.Value,
+						Msg: fmt.Sprintf("overlaps the axis %s: a value of one would replace the other's (put this key inside each %s value)", other.key, shorter(key, other.key))}
+				}
+			}
+			axes = append(axes, ax)
 		}
 		break
 	}
 	return axes, nil
+}
+
+func shorter(a, b string) string {
+	if len(a) < len(b) {
+		return a
+	}
+	return b
 }
 
 // combinations enumerates the matrix in file order, the last axis fastest.
@@ -617,6 +661,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 
 func (d *decoder) system(n *yaml.Node, p string, s *System) error {
 	return d.mapping(n, p, map[string]func(*yaml.Node, string) error{
+		"name":    d.str(&s.Name),
 		"driver":  d.str(&s.Driver),
 		"version": d.str(&s.Version),
 		"props":   d.props(&s.Props),
@@ -869,7 +914,7 @@ func (d *decoder) props(dst *map[string]string) func(*yaml.Node, string) error {
 func schemaPaths() []string {
 	return append([]string{
 		"name", "tags", "seed", "repeat",
-		"system.driver", "system.version", "system.props",
+		"system.name", "system.driver", "system.version", "system.props",
 		"system.cluster.recipe", "system.cluster.nodes", "system.cluster.replicas", "system.cluster.sentinels",
 		"system.cluster.binary", "system.cluster.config", "system.cluster.keep", "system.cluster.ports", "system.cluster.cpus",
 		"dataset.records", "dataset.load", "dataset.recreate", "dataset.batch",
