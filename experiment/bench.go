@@ -47,11 +47,21 @@ type BenchRun struct {
 // Label names the run among its siblings: its matrix values and repetition.
 func (r BenchRun) Label() string {
 	var parts []string
-	for _, m := range r.Exp.Matrix {
-		parts = append(parts, shortKey(m.Key)+"="+m.Value)
+	if g := r.Group(); g != "" {
+		parts = append(parts, g)
 	}
 	if r.Exp.Repeat > 1 {
 		parts = append(parts, fmt.Sprintf("rep=%d", r.Repeat))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Group names the run's matrix combination: its Label without the
+// repetition (the runs a bench's comparison puts in one row).
+func (r BenchRun) Group() string {
+	var parts []string
+	for _, m := range r.Exp.Matrix {
+		parts = append(parts, shortKey(m.Key)+"="+m.Value)
 	}
 	return strings.Join(parts, " ")
 }
