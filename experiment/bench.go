@@ -255,12 +255,11 @@ func foreignProps(e spec.Experiment, err error, reg driver.Registry) error {
 		if _, ok := e.Position(path); !ok {
 			path = "system.props." + k
 		}
-		where := "system.props"
+		where := "only a system driven by " + owner + " reads it"
 		if slices.ContainsFunc(e.Matrix, func(m spec.MatrixPick) bool { return m.Key == "system" }) {
-			where = "the props of its value in matrix.system"
+			where = "give it only in the props of the matrix.system value driven by " + owner
 		}
-		return &InputError{Err: e.Errorf(path, "%q is a property of the %s driver, and this run's system is %s: a driver's own properties go with its system: %s",
-			k, owner, e.System.Driver, where)}
+		return &InputError{Err: e.Errorf(path, "%q is a property of the %s driver, and this run's system is %s: %s", k, owner, e.System.Driver, where)}
 	}
 	return err
 }

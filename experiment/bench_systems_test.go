@@ -53,9 +53,13 @@ func TestResolveBenchForeignProps(t *testing.T) {
 	matrix := "matrix:\n  system:\n    - {driver: null}\n    - {driver: sim}\n"
 	for _, tc := range []struct{ name, text, want string }{
 		{"another driver's prop in workload.props", "workload: {files: [workloada], props: {sim.latency: 1ms}}\n" + matrix,
-			`x.yaml:1:53: workload.props.sim.latency: "sim.latency" is a property of the sim driver, and this run's system is null: a driver's own properties go with its system: the props of its value in matrix.system`},
+			`x.yaml:1:53: workload.props.sim.latency: "sim.latency" is a property of the sim driver, and this run's system is null: give it only in the props of the matrix.system value driven by sim`},
 		{"another driver's prop in system.props", "system: {driver: null, props: {sim.latency: 1ms}}\nworkload: {files: [workloada]}\n",
-			`x.yaml:1:45: system.props.sim.latency: "sim.latency" is a property of the sim driver, and this run's system is null: a driver's own properties go with its system: system.props`},
+			`x.yaml:1:45: system.props.sim.latency: "sim.latency" is a property of the sim driver, and this run's system is null: only a system driven by sim reads it`},
+		{"a recipe its driver cannot drive", "workload: {files: [workloada]}\nmatrix:\n  system:\n    - {driver: null}\n    - {driver: etcd, cluster: {recipe: redis}}\n",
+			`x.yaml:5:16: matrix.system[1].driver: "etcd" cannot drive a redis cluster (expected driver redis)`},
+		{"another driver's prop in a value's props", "workload: {files: [workloada]}\nmatrix:\n  system:\n    - {driver: null, props: {sim.latency: 1ms}}\n    - {driver: sim}\n",
+			`x.yaml:4:43: matrix.system[0].props.sim.latency: "sim.latency" is a property of the sim driver, and this run's system is null`},
 		{"a typo", "workload: {files: [workloada], props: {readproprtion: 0.5}}\n" + matrix, `unknown property "readproprtion"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

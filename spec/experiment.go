@@ -47,6 +47,9 @@ type Experiment struct {
 	Kubernetes *Kubernetes
 
 	pos map[string]Pos // key path → where its value is
+	// systemFrom is where this combination's system block was written
+	// when a matrix over systems gave it (matrix.system[1]), for errors.
+	systemFrom string
 }
 
 // System is what is benchmarked and where it runs.
@@ -214,6 +217,9 @@ func (e *Experiment) Errorf(path, format string, args ...any) error {
 	if !ok {
 		p = Pos{File: e.File}
 	}
+	if rest, ok := strings.CutPrefix(path, "system"); ok && e.systemFrom != "" && (rest == "" || rest[0] == '.') {
+		path = e.systemFrom + rest
+	}
 	return &FileError{Pos: p, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -324,6 +330,11 @@ func ParseExperiment(name string, data []byte, sets []string) ([]Experiment, err
 			return nil, err
 		}
 		e.Matrix = picks
+		for i, ax := range axes {
+			if ax.key == systemAxis {
+				e.systemFrom = fmt.Sprintf("matrix.system[%d]", combo[i])
+			}
+		}
 		out = append(out, *e)
 	}
 	return out, nil

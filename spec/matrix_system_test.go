@@ -48,7 +48,7 @@ func TestMatrixOverSystems(t *testing.T) {
 		}
 	}
 	// A semantic check on a combination points into its matrix value.
-	if got := exps[1].Errorf("system.cluster.nodes", "x").Error(); got != "x.yaml:7:53: system.cluster.nodes: x" {
+	if got := exps[1].Errorf("system.cluster.nodes", "x").Error(); got != "x.yaml:7:53: matrix.system[1].cluster.nodes: x" {
 		t.Errorf("Errorf = %q, want the position inside the second value", got)
 	}
 }
