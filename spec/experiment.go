@@ -403,9 +403,15 @@ func matrixAxes(name string, root *yaml.Node) ([]axis, error) {
 				ax.labels = labels
 			}
 			for _, other := range axes {
+				// A dotted property name is one key (props.etcd and
+				// props.etcd.timeout are two properties): no overlap.
+				short := shorter(key, other.key)
+				if s, ok := schemaAt(short); ok && s != short {
+					continue
+				}
 				if strings.HasPrefix(key, other.key+".") || strings.HasPrefix(other.key, key+".") {
 					return nil, &FileError{Pos: pos(name, k), Path: "matrix." + k.Value,
-						Msg: fmt.Sprintf("overlaps the axis %s: a value of one would replace the other's (put this key inside each %s value)", other.key, shorter(key, other.key))}
+						Msg: fmt.Sprintf("overlaps the axis %s: a value of one would replace the other's (put this key inside each %s value)", other.key, short)}
 				}
 			}
 			axes = append(axes, ax)

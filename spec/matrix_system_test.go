@@ -95,6 +95,11 @@ func TestMatrixOverSystemsSet(t *testing.T) {
 	if exps[0].System.Props["etcd.timeout"] != "" || exps[1].System.Props["etcd.timeout"] != "1s" {
 		t.Errorf("a value's own props leaked or were lost: %v / %v", exps[0].System.Props, exps[1].System.Props)
 	}
+	// Dotted property names under one map are distinct keys, not nested axes.
+	exps, err = ParseExperiment("x.yaml", []byte("system: {driver: null}\nworkload: {files: [a]}\nmatrix:\n  workload.props.x: [1, 2]\n  workload.props.x.y: [3]\n"), nil)
+	if err != nil || len(exps) != 2 || exps[1].Workload.Props["x"] != "2" || exps[1].Workload.Props["x.y"] != "3" {
+		t.Errorf("props x and x.y as two axes: %d runs, %v", len(exps), err)
+	}
 	exps, err = ParseExperiment("x.yaml", []byte(crossSystems), []string{"system={driver: null}"})
 	if err != nil || len(exps) != 1 || exps[0].System.Driver != "null" || len(exps[0].Matrix) != 0 {
 		t.Errorf("--set system: %d runs, %v", len(exps), err)
@@ -113,6 +118,7 @@ func TestMatrixOverSystemsErrors(t *testing.T) {
 		{"two alike", w + "matrix:\n  system:\n    - {driver: etcd}\n    - {driver: etcd, cluster: {nodes: 3}}\n", `x.yaml:5:7: matrix.system[1]: labelled "etcd" like matrix.system[0]: give each a name`},
 		{"two named alike", w + "matrix:\n  system:\n    - {name: a, driver: etcd}\n    - {name: a, driver: redis}\n", `x.yaml:5:7: matrix.system[1]: labelled "a" like matrix.system[0]`},
 		{"an axis inside the system axis", w + "matrix:\n  system: [{driver: etcd}, {driver: redis}]\n  driver: [etcd]\n", "x.yaml:4:3: matrix.driver: overlaps the axis system"},
+		{"a map axis under a key axis", w + "matrix:\n  workload.props: [{a: 1}]\n  workload.props.b: [2]\n", "x.yaml:4:3: matrix.workload.props.b: overlaps the axis workload.props"},
 		{"an empty list", w + "matrix:\n  system: []\n", "x.yaml:3:11: matrix.system: expected a non-empty list"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
