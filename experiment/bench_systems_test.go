@@ -39,9 +39,9 @@ func TestResolveBenchAcrossSystems(t *testing.T) {
 		if !strings.Contains(strings.Join(p.Tags, ","), "system:"+want.driver) {
 			t.Errorf("run %d: tags %v, want system:%s", i, p.Tags, want.driver)
 		}
-		_, _, hasTimeout := p.Props.Lookup("etcd.timeout")
+		_, _, hasTimeout := p.Props.Lookup("etcd.consistency")
 		if hasTimeout != (want.driver == "etcd") {
-			t.Errorf("run %d: etcd.timeout set %v: a system's props must stay with it", i, hasTimeout)
+			t.Errorf("run %d: etcd.consistency set %v: a system's props must stay with it", i, hasTimeout)
 		}
 	}
 }
