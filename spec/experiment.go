@@ -2,7 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -385,7 +387,7 @@ func matrixAxes(name string, root *yaml.Node) ([]axis, error) {
 			k, v := m.Content[j], m.Content[j+1]
 			key := canonical(k.Value)
 			if _, ok := schemaAt(key); !ok && key != systemAxis {
-				return nil, &FileError{Pos: pos(name, k), Path: "matrix." + k.Value, Msg: "not a key of an experiment file" + suggest(key, schemaPaths())}
+				return nil, &FileError{Pos: pos(name, k), Path: "matrix." + k.Value, Msg: "not a key of an experiment file" + suggest(key, append(append(schemaPaths(), systemAxis), slices.Sorted(maps.Keys(aliases))...)) + "; " + matrixKeys()}
 			}
 			if seen[key] {
 				return nil, &FileError{Pos: pos(name, k), Path: "matrix." + k.Value, Msg: "given twice"}

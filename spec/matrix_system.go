@@ -2,6 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -55,4 +58,11 @@ func systemLabels(file string, values []*yaml.Node) ([]string, error) {
 		first[labels[i]] = i
 	}
 	return labels, nil
+}
+
+// matrixKeys says what a matrix axis may be: the whole system, a short
+// name, or any key path of the file.
+func matrixKeys() string {
+	return fmt.Sprintf("expected %s (whole system blocks), a short name (%s) or a key path (%s)",
+		systemAxis, strings.Join(slices.Sorted(maps.Keys(aliases)), ", "), strings.Join(schemaPaths(), ", "))
 }

@@ -119,6 +119,7 @@ func TestMatrixOverSystemsErrors(t *testing.T) {
 		{"two named alike", w + "matrix:\n  system:\n    - {name: a, driver: etcd}\n    - {name: a, driver: redis}\n", `x.yaml:5:7: matrix.system[1]: labelled "a" like matrix.system[0]`},
 		{"an axis inside the system axis", w + "matrix:\n  system: [{driver: etcd}, {driver: redis}]\n  driver: [etcd]\n", "x.yaml:4:3: matrix.driver: overlaps the axis system"},
 		{"a map axis under a key axis", w + "matrix:\n  workload.props: [{a: 1}]\n  workload.props.b: [2]\n", "x.yaml:4:3: matrix.workload.props.b: overlaps the axis workload.props"},
+		{"an unknown axis lists the valid ones", w + "matrix:\n  sytem: [{driver: etcd}]\n", `x.yaml:3:3: matrix.sytem: not a key of an experiment file (did you mean "system"?); expected system (whole system blocks), a short name (arrival, binary, clients, `},
 		{"an empty list", w + "matrix:\n  system: []\n", "x.yaml:3:11: matrix.system: expected a non-empty list"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
