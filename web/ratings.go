@@ -122,6 +122,9 @@ func (s *Server) rating(w http.ResponseWriter, r *http.Request) {
 		if st.StoppedEarly {
 			v.Early = "stopped"
 		}
+		if st.Reset == "load" {
+			v.ResetS = "-" // the first load's time is ζ, below
+		}
 		for _, t := range terms {
 			v.Terms = append(v.Terms, report.RatingTermCell(st, t))
 		}

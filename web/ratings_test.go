@@ -2,11 +2,15 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
 
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/web"
@@ -129,3 +133,31 @@ func TestRatingsEmpty(t *testing.T) {
 }
 
 func itoa(v int64) string { return ids(v) }
+
+// In a browser the rating page shows its plot (a data: image the page's
+// policy allows) and its steps, without console errors.
+func TestBrowserRatings(t *testing.T) {
+	b := newBrowser(t)
+	s, done, _, _ := ratingStore(t)
+	base := serve(t, web.NewServer(s))
+	var rows []*cdp.Node
+	b.run(t, "ratings list", chromedp.Navigate(base+"/ratings"), chromedp.WaitVisible("#ratings"),
+		chromedp.Nodes("#ratings tr[data-rating]", &rows, chromedp.ByQueryAll))
+	if len(rows) != 2 {
+		t.Errorf("ratings list shows %d ratings, want 2", len(rows))
+	}
+	var width int
+	b.run(t, "rating page", chromedp.Navigate(fmt.Sprintf("%s/ratings/%d", base, done)), chromedp.WaitVisible("#steps"),
+		chromedp.Poll(`(() => { const i = document.querySelector('img'); return i && i.complete ? i.naturalWidth : 0; })()`, &width, chromedp.WithPollingTimeout(10*time.Second)))
+	if width == 0 {
+		t.Error("the rating's plot did not load")
+	}
+	b.run(t, "steps", chromedp.Nodes("#steps tr[data-step]", &rows, chromedp.ByQueryAll))
+	if len(rows) != 3 {
+		t.Errorf("rating page shows %d steps, want 3", len(rows))
+	}
+	if errs := b.takeErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+	b.screenshot(t, "rating")
+}
