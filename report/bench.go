@@ -99,13 +99,7 @@ func Spreads(w io.Writer, outs []experiment.BenchOutcome) {
 		if o.Outcome == nil || len(o.Outcome.Impacts) == 0 {
 			continue
 		}
-		var parts []string
-		for _, f := range strings.Fields(o.Run.Label()) {
-			if !strings.HasPrefix(f, "rep=") {
-				parts = append(parts, f)
-			}
-		}
-		key := strings.Join(parts, " ")
+		key := o.Run.Group()
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)
 		}
