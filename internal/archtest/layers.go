@@ -35,9 +35,10 @@ func layers() []layer {
 		{"workloads", []string{"workload/..."}},
 		{"runs", []string{"run", "results", "sla", "workers/wire"}},
 		{"analysis", []string{"analysis"}},
+		{"gates", []string{"gate"}}, // dbrig check: baselines and thresholds on analysis's statistics
 		{"scenarios", []string{"scenario"}},
 		{"orchestration", []string{"experiment"}},
-		{"rendering", []string{"report"}}, // the commands' printers show plans and outcomes
+		{"rendering", []string{"report", "livemetrics"}}, // the commands' printers show plans and outcomes; live metrics publish them as they come
 		{"dashboard", []string{"web/..."}},
 		{"procedures", []string{"rating", "workers"}},
 		{"commands", []string{"internal/cli"}},
