@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbrig/dbrig/measure"
+)
+
+// A run whose operations mostly failed is not done: it is stored failed,
+// with how many failed, its throughput counts the successes only, and the
+// exit code is 4.
+func TestMostlyFailedRun(t *testing.T) {
+	tests := []struct {
+		name       string
+		props      []string
+		wantCode   int
+		wantStatus string
+		wantMsg    string
+		wantTput   bool // a throughput above 0
+	}{
+		{"reads of keys never loaded", []string{"readproportion=1", "updateproportion=0"}, 4, "failed",
+			"100% of operations failed (500 of 500 in the measure phase; a run fails above 50%)", false},
+		{"inserts", []string{"readproportion=0", "updateproportion=0", "insertproportion=1"}, 0, "done", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := filepath.Join(t.TempDir(), "r.db")
+			args := []string{"run", "--driver", "pebble", "--store", store, "--quiet", "--skip-load", "-P", "workloada",
+				"-p", "recordcount=100", "-p", "operationcount=500"}
+			for _, p := range tt.props {
+				args = append(args, "-p", p)
+			}
+			code, out, errOut := dbrig(t, context.Background(), args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d: %s%s", code, tt.wantCode, out, errOut)
+			}
+			if tt.wantMsg != "" && !strings.Contains(errOut, tt.wantMsg) {
+				t.Errorf("stderr lacks %q:\n%s", tt.wantMsg, errOut)
+			}
+			d, err := openStore(t, store).Run(context.Background(), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Status != tt.wantStatus || d.Message != tt.wantMsg {
+				t.Errorf("stored status %q message %q, want %q %q", d.Status, d.Message, tt.wantStatus, tt.wantMsg)
+			}
+			m, ok := d.Phase("measure")
+			if !ok || (m.Overall.Throughput > 0) != tt.wantTput {
+				t.Errorf("stored throughput %v (phase ok=%v), want above 0: %v", m.Overall.Throughput, ok, tt.wantTput)
+			}
+		})
+	}
+}
+
+// Exit code 4 only when every failure is a run whose operations mostly
+// failed (a bench's runs are joined); any other failure with it is 1.
+func TestExitCodeMostlyFailed(t *testing.T) {
+	fe := &measure.FailedError{Phase: "measure", Count: 10, Errors: 9}
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"one run", fmt.Errorf("run 3 failed: %w", errors.Join(fe)), 4},
+		{"two bench runs", errors.Join(fmt.Errorf("run 1/2: %w", fe), fmt.Errorf("run 2/2: %w", fe)), 4},
+		{"with another failure", errors.Join(fmt.Errorf("run 1/2: %w", fe), errors.New("run 2/2: connection refused")), 1},
+		{"joined under a wrap", fmt.Errorf("run 1: %w", errors.Join(fe, errors.New("store phase: disk full"))), 1},
+		{"other", errors.New("boom"), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := exitCode(io.Discard, tt.err); got != tt.want {
+				t.Errorf("exit code %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
