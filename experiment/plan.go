@@ -94,6 +94,9 @@ type Plan struct {
 	Warnings []string
 	Workload workload.Workload // ycsb's CoreWorkload or tpcc (see newWorkload)
 	Config   run.Config
+	// CountCap is set when a property file's operationcount may end the run
+	// before the duration asked for (its warning is in Warnings).
+	CountCap *CountCap
 }
 
 // Workload returns the stored name of the workload: the -P names joined.
@@ -148,6 +151,9 @@ func Resolve(opts Options) (*Plan, error) {
 	}
 	if p.Config, err = loadConfig(opts, props); err != nil {
 		return nil, input(err)
+	}
+	if p.CountCap = countCap(props, p.Config.Operations, p.Config.Duration); p.CountCap != nil {
+		p.Warnings = append(p.Warnings, p.CountCap.Warning())
 	}
 	if w := bindingWarning(props, props.IsKnown); w != "" {
 		p.Warnings = append(p.Warnings, w)

@@ -65,6 +65,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	if *jsonOut {
 		table = e.stderr
 	}
+	printWarnings(e, b)
 	var prog *report.ProgressLine
 	hooks := experiment.Hooks{
 		Warn:      func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) },
@@ -91,6 +92,9 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 			continue
 		}
 		failedVerdicts = append(failedVerdicts, report.BenchRun(table, o)...)
+		if note := o.Run.Plan.CountCap.Ended(o.Outcome.Phases); note != "" {
+			fmt.Fprintf(table, "note: %s\n", note)
+		}
 		if s, ok := slas[o.Run.Plan]; ok && o.Outcome.Status == experiment.StatusDone {
 			miss, err := judgeSLA(ctx, table, *store, o.Outcome, s, stale.Of(o.Run.Plan))
 			if err != nil {
@@ -113,4 +117,18 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: %s", errVerdict, strings.Join(failedVerdicts, "; "))
 	}
 	return runErr
+}
+
+// printWarnings prints what the runs' plans warn of before anything runs,
+// each warning once.
+func printWarnings(e *env, b *experiment.Bench) {
+	seen := map[string]bool{}
+	for _, r := range b.Runs {
+		for _, w := range r.Plan.Warnings {
+			if !seen[w] {
+				seen[w] = true
+				fmt.Fprintf(e.stderr, "warning: %s\n", w)
+			}
+		}
+	}
 }

@@ -205,6 +205,9 @@ func printSummary(ctx context.Context, e *env, f *runFlags, plan *experiment.Pla
 		table = e.stderr
 	}
 	report.RunSummary(table, f.name, plan, out, f.ycsbOut)
+	if note := plan.CountCap.Ended(out.Phases); note != "" {
+		fmt.Fprintf(table, "note: %s\n", note)
+	}
 	if !f.jsonOut {
 		return
 	}
