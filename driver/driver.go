@@ -109,6 +109,28 @@ type Driver struct {
 	// Leader asks the running system which member leads it (a Kubernetes
 	// fault's target leader), through the driver's properties.
 	Leader LeaderFunc
+	// EnvProps are the properties that point the driver at a running
+	// system: those a local cluster of it sets, which `dbrig cluster env`
+	// exports. `dbrig run` and `bench` read each from its variable (Env)
+	// when no property file, -p or flag sets it.
+	EnvProps []string
+}
+
+// EnvVar is one environment variable a driver's property is read from.
+type EnvVar struct {
+	Name string // DBRIG_ETCD_ENDPOINTS
+	Key  string // etcd.endpoints
+}
+
+// Env is the one table of environment variables → properties of d: each of
+// its EnvProps, named as `dbrig cluster env` names it (cluster.EnvName with
+// cluster.EnvPrefix).
+func (d Driver) Env() []EnvVar {
+	out := make([]EnvVar, 0, len(d.EnvProps))
+	for _, k := range d.EnvProps {
+		out = append(out, EnvVar{Name: cluster.EnvName(cluster.EnvPrefix, k), Key: k})
+	}
+	return out
 }
 
 // ClusterFunc builds a local cluster recipe from system.cluster's options

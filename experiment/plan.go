@@ -63,6 +63,10 @@ type Options struct {
 	Force   bool     // outputs may replace an existing file dbrig did not write (never a database)
 
 	Registry driver.Registry // nil = every driver dbrig has
+	// Getenv, when set, reads the driver's connection properties from the
+	// environment (driver.Driver.Env, what `dbrig cluster env` exports) where
+	// nothing else set them; never with a Cluster or Attached nodes.
+	Getenv Getenv
 
 	// Cluster, if set, is stood up before the driver opens, pointed at by
 	// the driver's properties, sampled while the run goes, torn down after.
@@ -145,6 +149,9 @@ func Resolve(opts Options) (*Plan, error) {
 	// The driver's declared properties are known (so a typo is found here,
 	// before anything connects) and its secrets are redacted by format.
 	props.Declare(opts.Registry[opts.Driver].Props...)
+	if opts.Cluster == nil && len(opts.Attached) == 0 {
+		fromEnv(props, opts.Registry[opts.Driver], opts.Getenv)
+	}
 	p := &Plan{Options: opts, Props: props}
 	if p.Workload, p.Warnings, err = newWorkload(props); err != nil {
 		return nil, input(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/dbrig/dbrig/cluster"
@@ -40,7 +41,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 && !(*replay > 0 && len(pos) == 0) {
 		return usagef("dbrig bench: expected one experiment file (see examples/)")
 	}
-	bo := experiment.BenchOptions{Sets: sets, Store: *store, HDRLog: *hdrlog, Yes: *yes, Force: *force}
+	bo := experiment.BenchOptions{Sets: sets, Store: *store, HDRLog: *hdrlog, Yes: *yes, Force: *force, Getenv: os.LookupEnv}
 	var b *experiment.Bench
 	if *replay > 0 {
 		b, err = experiment.ReplayBench(ctx, strings.Join(pos, ""), *replay, bo)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -122,6 +123,7 @@ func (f *runFlags) options(withRun bool, args []string) experiment.Options {
 		MaxBacklog: f.maxBacklog, LoadBatch: f.batch, Seed: f.seed,
 		SkipLoad: f.skipLoad, Recreate: f.recreate, LoadOnly: !withRun,
 		Name: f.name, Tags: f.tags, Args: args, Store: f.store, HDRLog: f.hdrlog, Force: f.force,
+		Getenv: os.LookupEnv, // what dbrig cluster env exports (flags, -p and -P files win)
 	}
 	if !f.set["driver"] && !f.set["db"] {
 		o.Driver = "" // YCSB's db= in a -P file may choose it (Pebble otherwise)
