@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"io"
+	"os"
 
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/rating"
