@@ -40,6 +40,24 @@ type DB interface {
 
 // Optional capabilities, discovered with type assertions.
 
+// Names of DB's methods, as Capable and the workloads name them.
+const (
+	MethodRead   = "Read"
+	MethodScan   = "Scan"
+	MethodUpdate = "Update"
+	MethodInsert = "Insert"
+	MethodDelete = "Delete"
+)
+
+// Capable is implemented by a DB that, as configured, cannot serve one of
+// DB's methods at all (Hazelcast's Scan with hazelcast.scan=none: IMap keys
+// are hashed): CanServe returns why for a method name (MethodScan), naming
+// the property that enables it, or nil. A run whose workload calls such a
+// method is refused before it is stored, instead of measuring only errors.
+type Capable interface {
+	CanServe(method string) error
+}
+
 // BatchInserter inserts many records in one round trip (fast load).
 type BatchInserter interface {
 	InsertBatch(ctx context.Context, table string, keys []string, values []Record) error

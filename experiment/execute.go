@@ -137,6 +137,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if err := p.Props.Unknown(); err != nil {
 		return nil, input(err)
 	}
+	if err := p.checkMethods(db); err != nil {
+		return nil, err
+	}
 	if err := p.prepareData(ctx, db); err != nil {
 		return nil, err
 	}
