@@ -37,7 +37,7 @@ func TestResolveReadsEnv(t *testing.T) {
 			}
 			v, src, ok := p.Props.Lookup("etcd.endpoints")
 			if !ok {
-				v, src = "127.0.0.1:2379", src // the driver's default: not set
+				v = "127.0.0.1:2379" // the driver's default: not set
 			}
 			if v != tt.want || src.String() != tt.wantSrc {
 				t.Errorf("etcd.endpoints = %q from %s, want %q from %s", v, src, tt.want, tt.wantSrc)
