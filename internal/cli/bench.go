@@ -19,7 +19,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("dbrig bench", e.stderr)
 	var sets listFlag
 	fs.Var(&sets, "set", "override a value of the file: key.path=value (e.g. load.duration=5s, clients=4); repeatable")
-	dry := fs.Bool("dry-run", false, "print the resolved plan (every run) and exit")
+	dry := fs.Bool("dry-run", false, "print the resolved plan (every run, and its fault plan) and exit")
 	yes := fs.Bool("yes", false, fmt.Sprintf("allow more than %d runs", experiment.MaxRunsWithoutConfirm))
 	store := fs.String("store", "", "results database: a SQLite path or postgres://… (default: per-user data path)")
 	hdrlog := fs.String("hdrlog", "", "also write an HdrHistogram interval log per run (numbered after the first)")
@@ -60,6 +60,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	}
 	if *dry {
 		report.Plan(e.stdout, b)
+		report.FaultPlans(e.stdout, b)
 		return nil
 	}
 	table := e.stdout
