@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/cluster"
@@ -49,6 +50,16 @@ const (
 	MethodDelete = "Delete"
 )
 
+// VersionOnly is version without a leading system name (any case), which
+// would show twice after the name: "pebble pebble v1.1.5", "null null".
+func VersionOnly(name, version string) string {
+	v := strings.TrimSpace(version)
+	if len(v) >= len(name) && strings.EqualFold(v[:len(name)], name) && (len(v) == len(name) || v[len(name)] == ' ') {
+		return strings.TrimSpace(v[len(name):])
+	}
+	return v
+}
+
 // Capable is implemented by a DB that, as configured, cannot serve one of
 // DB's methods at all (Hazelcast's Scan with hazelcast.scan=none: IMap keys
 // are hashed): CanServe returns why for a method name (MethodScan), naming
@@ -63,7 +74,9 @@ type BatchInserter interface {
 	InsertBatch(ctx context.Context, table string, keys []string, values []Record) error
 }
 
-// Versioner reports the server's version for the run's context.
+// Versioner reports the server's version for the run's context: the
+// version alone ("v1.1.5", "3.46.0"), since it is shown after the system's
+// name (VersionOnly trims a name given anyway).
 type Versioner interface {
 	ServerVersion(ctx context.Context) (string, error)
 }

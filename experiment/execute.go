@@ -476,6 +476,7 @@ func (p *Plan) runInfo(ctx context.Context, db driver.DB, warn func(error)) resu
 		if version, err = v.ServerVersion(ctx); err != nil {
 			warn(fmt.Errorf("server version of %s: %w", p.Driver, err))
 		}
+		version = driver.VersionOnly(p.Driver, version)
 	}
 	target := p.Driver
 	if d, ok := db.(driver.Describer); ok {
