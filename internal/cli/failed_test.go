@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/results"
 )
 
 // A run whose operations mostly failed is not done: it is stored failed,
@@ -79,5 +81,52 @@ func TestExitCodeMostlyFailed(t *testing.T) {
 				t.Errorf("exit code %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// runs list leaves a rating's experiments out unless --rating-steps, and
+// shows an early-stopped one as stopped, not interrupted.
+func TestRunsListRatingSteps(t *testing.T) {
+	ctx := context.Background()
+	store := filepath.Join(t.TempDir(), "r.db")
+	s := openStore(t, store)
+	plain, err := s.CreateRun(ctx, results.RunInfo{Name: "plain-run", System: "null", Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step, err := s.CreateRun(ctx, results.RunInfo{Name: "step-run", System: "null", Tags: []string{"rating:1"}, Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishRun(ctx, plain, results.StatusDone, time.Now(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishRun(ctx, step, results.StatusStopped, time.Now(), "stopped early: p99 over"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args      []string
+		want, not []string
+	}{
+		{[]string{"runs", "list", "--store", store}, []string{"plain-run"}, []string{"step-run"}},
+		{[]string{"runs", "list", "--store", store, "--rating-steps"}, []string{"plain-run", "step-run", "stopped"}, []string{"interrupted"}},
+		{[]string{"runs", "list", "--store", store, "--rating-steps", "--status", "stopped"}, []string{"step-run"}, []string{"plain-run"}},
+		{[]string{"runs", "list", "--store", store, "--tag", "rating:1"}, []string{"step-run"}, []string{"plain-run"}},
+	}
+	for _, tt := range tests {
+		code, out, errOut := dbrig(t, ctx, tt.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tt.args, code, errOut)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: lacks %q:\n%s", tt.args, w, out)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(out, n) {
+				t.Errorf("%v: has %q:\n%s", tt.args, n, out)
+			}
+		}
 	}
 }
