@@ -130,3 +130,35 @@ func TestRunsListRatingSteps(t *testing.T) {
 		}
 	}
 }
+
+// -P workloadc --duration: the file's operationcount is named before the
+// run (stderr) and, having ended it early, in the summary; with -p
+// operationcount=0 the run is timed and nothing is said.
+func TestRunCountCapSaid(t *testing.T) {
+	tests := []struct {
+		name          string
+		extra         []string
+		warned, noted bool
+	}{
+		// 1,000 null operations take milliseconds: far less than a minute.
+		{"capped", []string{"--duration", "60s"}, true, true},
+		{"timed", []string{"-p", "operationcount=0", "--duration", "1s"}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := filepath.Join(t.TempDir(), "r.db")
+			args := append([]string{"run", "--driver", "null", "--store", store, "--quiet", "-P", "workloadc",
+				"-p", "recordcount=100"}, tt.extra...)
+			code, out, errOut := dbrig(t, context.Background(), args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			warned := strings.Contains(errOut, "warning: workloadc (built-in):13 sets operationcount=1000") &&
+				strings.Contains(errOut, "-p operationcount=0")
+			noted := strings.Contains(out, "note: the measure phase ended after operationcount=1000 operations")
+			if warned != tt.warned || noted != tt.noted {
+				t.Errorf("warned %v noted %v, want %v %v\nstdout:\n%s\nstderr:\n%s", warned, noted, tt.warned, tt.noted, out, errOut)
+			}
+		})
+	}
+}
