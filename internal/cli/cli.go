@@ -91,7 +91,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return 2
 	case onlyMostlyFailed(err):
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
-		return 4
+		return 5
 	default:
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
 		if experiment.IsInput(err) || errors.Is(err, results.ErrNoRun) || errors.Is(err, results.ErrNoRating) || errors.Is(err, results.ErrBadStore) {
@@ -110,7 +110,7 @@ var (
 )
 
 // onlyMostlyFailed tells whether every failure in err is a run whose
-// operations mostly failed (measure.FailedError: exit code 4); any other
+// operations mostly failed (measure.FailedError: exit code 5); any other
 // failure joined with it makes the exit code 1.
 func onlyMostlyFailed(err error) bool {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {

@@ -16,7 +16,7 @@ import (
 
 // A run whose operations mostly failed is not done: it is stored failed,
 // with how many failed, its throughput counts the successes only, and the
-// exit code is 4.
+// exit code is 5.
 func TestMostlyFailedRun(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -26,7 +26,7 @@ func TestMostlyFailedRun(t *testing.T) {
 		wantMsg    string
 		wantTput   bool // a throughput above 0
 	}{
-		{"reads of keys never loaded", []string{"readproportion=1", "updateproportion=0"}, 4, "failed",
+		{"reads of keys never loaded", []string{"readproportion=1", "updateproportion=0"}, 5, "failed",
 			"100% of operations failed (500 of 500 in the measure phase; a run fails above 50%)", false},
 		{"inserts", []string{"readproportion=0", "updateproportion=0", "insertproportion=1"}, 0, "done", "", true},
 	}
@@ -60,7 +60,7 @@ func TestMostlyFailedRun(t *testing.T) {
 	}
 }
 
-// Exit code 4 only when every failure is a run whose operations mostly
+// Exit code 5 only when every failure is a run whose operations mostly
 // failed (a bench's runs are joined); any other failure with it is 1.
 func TestExitCodeMostlyFailed(t *testing.T) {
 	fe := &measure.FailedError{Phase: "measure", Count: 10, Errors: 9}
@@ -69,8 +69,8 @@ func TestExitCodeMostlyFailed(t *testing.T) {
 		err  error
 		want int
 	}{
-		{"one run", fmt.Errorf("run 3 failed: %w", errors.Join(fe)), 4},
-		{"two bench runs", errors.Join(fmt.Errorf("run 1/2: %w", fe), fmt.Errorf("run 2/2: %w", fe)), 4},
+		{"one run", fmt.Errorf("run 3 failed: %w", errors.Join(fe)), 5},
+		{"two bench runs", errors.Join(fmt.Errorf("run 1/2: %w", fe), fmt.Errorf("run 2/2: %w", fe)), 5},
 		{"with another failure", errors.Join(fmt.Errorf("run 1/2: %w", fe), errors.New("run 2/2: connection refused")), 1},
 		{"joined under a wrap", fmt.Errorf("run 1: %w", errors.Join(fe, errors.New("store phase: disk full"))), 1},
 		{"other", errors.New("boom"), 1},
