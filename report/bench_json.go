@@ -64,6 +64,9 @@ type impactJSON struct {
 	Errors              int64   `json:"errors"`
 	UnavailableMS       int64   `json:"unavailable_ms"`
 	RecoveryMS          *int64  `json:"recovery_ms"`
+	// RecoveryCut: why recovery_ms is null — "next fault", "end of run" or
+	// "never calm" (analysis.Impact.RecoveryCut).
+	RecoveryCut string `json:"recovery_cut,omitempty"`
 	// NotFired: the fault failed to fire; its figures are all zero and mean
 	// nothing, and it fails every verdict.
 	NotFired bool `json:"not_fired,omitempty"`
@@ -161,7 +164,7 @@ func BenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome)
 					FaultP50US: im.During.P50, FaultP95US: im.During.P95, FaultP99US: im.During.P99,
 					AfterP50US: im.After.P50, AfterP95US: im.After.P95, AfterP99US: im.After.P99,
 					ThroughputChangePct: im.ThroughputChangePct, Errors: im.During.Errors + im.After.Errors,
-					UnavailableMS: im.UnavailableMS}
+					UnavailableMS: im.UnavailableMS, RecoveryCut: im.RecoveryCut}
 				if im.Recovery != nil {
 					ms := im.Recovery.Milliseconds()
 					j.RecoveryMS = &ms

@@ -134,7 +134,7 @@ type runView struct {
 // impactRow is one fault's cost, formatted.
 type impactRow struct {
 	Fault, At, Detail, Outcome     string
-	Before, During, After          string // p99
+	Before, During, After          string // p50 / p95 / p99 (Percentiles)
 	TputBefore, TputDuring, Change string
 	Unavailable, Recovery          string
 	Shares                         string // client traffic by node (ShareLine)
@@ -178,6 +178,9 @@ type deltaRow struct {
 
 type deltaCell struct {
 	Value, Change, Class string
+	// CI is the change's confidence interval, Title the test behind the
+	// verdict in words (analysis.Significance).
+	CI, Title string
 }
 
 func (v *view) SumColumns() []string { return sumColumns }
@@ -235,14 +238,10 @@ func runViewOf(rd analysis.Run) runView {
 				Before: "–", During: "–", After: "–", TputBefore: "–", TputDuring: "–", Change: "–", Unavailable: "–", Recovery: "did not fire"})
 			continue
 		}
-		rec := "not recovered"
-		if im.Recovery != nil {
-			rec = format.Elapsed(*im.Recovery)
-		}
 		rv.Impacts = append(rv.Impacts, impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
-			Before: format.MicrosInt(im.Baseline.P99), During: format.MicrosInt(im.During.P99), After: format.MicrosInt(im.After.P99),
+			Before: Percentiles(im.Baseline), During: Percentiles(im.During), After: Percentiles(im.After),
 			TputBefore: format.Rate(im.Baseline.Throughput), TputDuring: format.Rate(im.During.Throughput),
-			Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: unavailable(im), Recovery: rec, Shares: ShareLine(im), Lags: LagLine(im)})
+			Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: unavailable(im), Recovery: RecoveryText(im), Shares: ShareLine(im), Lags: LagLine(im)})
 	}
 	rv.Label = fmt.Sprintf("#%d %s", d.ID, d.System)
 	if d.Name != "" {
@@ -366,7 +365,8 @@ func propRows(runs []analysis.Run) []row {
 }
 
 // deltaOf lays out the deltas of the set: every run against the first, op
-// by op, with a change beyond analysis.Noise marked better or worse.
+// by op, with a change the per-second samples call significant and beyond
+// analysis.Noise marked better or worse, and its confidence interval.
 func deltaOf(set *analysis.Set) *deltaView {
 	base := set.Runs[0]
 	dv := &deltaView{Base: fmt.Sprintf("#%d (base)", base.Detail.ID)}
@@ -396,6 +396,10 @@ func deltaOf(set *analysis.Set) *deltaView {
 				if !math.IsNaN(ch.Rel) {
 					c.Change = fmt.Sprintf("%+.1f%%", ch.Rel*100)
 					c.Class = marker(ch.Verdict)
+					if ch.Stat.Enough() {
+						c.CI = ch.Stat.FormatCI()
+					}
+					c.Title = fmt.Sprintf("%s; p %s, %d vs %d seconds", ch.Stat.Say(m.HigherIsBetter()), ch.Stat.FormatP(), ch.Stat.NA, ch.Stat.NB)
 				}
 				dr.Cells = append(dr.Cells, c)
 			}
