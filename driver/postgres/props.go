@@ -7,7 +7,7 @@ import (
 
 // Driver is the postgres driver with the properties Open reads.
 func Driver() driver.Driver {
-	return driver.Driver{Open: Open, Clusters: map[string]driver.ClusterFunc{"postgres": newCluster}, Leader: Leader, Doc: "PostgreSQL (github.com/jackc/pgx/v5)", Props: []spec.Decl{
+	return driver.Driver{EnvProps: []string{"pg.url"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"postgres": newCluster}, Leader: Leader, Doc: "PostgreSQL (github.com/jackc/pgx/v5)", Props: []spec.Decl{
 		{Key: "pg.url", Type: "url", Doc: "connection URL or key=value string (required), e.g. postgres://user:secret@127.0.0.1:5432/db?sslmode=disable", Secret: spec.RedactConnInfo},
 		{Key: "pg.read_url", Type: "url", Doc: "connection URL that reads (READ, SCAN) go to, e.g. a streaming replica's (default: pg.url); writes go to pg.url", Secret: spec.RedactConnInfo},
 		{Key: "pg.timeout", Type: "duration", Default: "10s", Doc: "per-operation timeout (0 = none), on the connection's socket; a wait for a free connection (poolsize < clients) is not bounded by it"},
