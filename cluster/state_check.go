@@ -123,6 +123,10 @@ func (s State) Mismatch(r Recipe, ports map[string]int) string {
 	return ""
 }
 
+// EnvPrefix is the prefix of the environment variables `dbrig cluster
+// env` exports (without --prefix) and `dbrig run` reads.
+const EnvPrefix = "DBRIG_"
+
 // EnvName is prefix + key in upper case, every character that a shell
 // variable name cannot hold turned into '_'.
 func EnvName(prefix, key string) string {

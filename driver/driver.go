@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/dbrig/dbrig/cluster"
@@ -40,12 +41,42 @@ type DB interface {
 
 // Optional capabilities, discovered with type assertions.
 
+// Names of DB's methods, as Capable and the workloads name them.
+const (
+	MethodRead   = "Read"
+	MethodScan   = "Scan"
+	MethodUpdate = "Update"
+	MethodInsert = "Insert"
+	MethodDelete = "Delete"
+)
+
+// VersionOnly is version without a leading system name (any case), which
+// would show twice after the name: "pebble pebble v1.1.5", "null null".
+func VersionOnly(name, version string) string {
+	v := strings.TrimSpace(version)
+	if len(v) >= len(name) && strings.EqualFold(v[:len(name)], name) && (len(v) == len(name) || v[len(name)] == ' ') {
+		return strings.TrimSpace(v[len(name):])
+	}
+	return v
+}
+
+// Capable is implemented by a DB that, as configured, cannot serve one of
+// DB's methods at all (Hazelcast's Scan with hazelcast.scan=none: IMap keys
+// are hashed): CanServe returns why for a method name (MethodScan), naming
+// the property that enables it, or nil. A run whose workload calls such a
+// method is refused before it is stored, instead of measuring only errors.
+type Capable interface {
+	CanServe(method string) error
+}
+
 // BatchInserter inserts many records in one round trip (fast load).
 type BatchInserter interface {
 	InsertBatch(ctx context.Context, table string, keys []string, values []Record) error
 }
 
-// Versioner reports the server's version for the run's context.
+// Versioner reports the server's version for the run's context: the
+// version alone ("v1.1.5", "3.46.0"), since it is shown after the system's
+// name (VersionOnly trims a name given anyway).
 type Versioner interface {
 	ServerVersion(ctx context.Context) (string, error)
 }
@@ -114,6 +145,28 @@ type Driver struct {
 	// the system agree (PostgreSQL: the table's autovacuum off, its vacuum
 	// done by the settle step between experiments instead).
 	RatingProps []string
+	// EnvProps are the properties that point the driver at a running
+	// system: those a local cluster of it sets, which `dbrig cluster env`
+	// exports. `dbrig run` and `bench` read each from its variable (Env)
+	// when no property file, -p or flag sets it.
+	EnvProps []string
+}
+
+// EnvVar is one environment variable a driver's property is read from.
+type EnvVar struct {
+	Name string // DBRIG_ETCD_ENDPOINTS
+	Key  string // etcd.endpoints
+}
+
+// Env is the one table of environment variables → properties of d: each of
+// its EnvProps, named as `dbrig cluster env` names it (cluster.EnvName with
+// cluster.EnvPrefix).
+func (d Driver) Env() []EnvVar {
+	out := make([]EnvVar, 0, len(d.EnvProps))
+	for _, k := range d.EnvProps {
+		out = append(out, EnvVar{Name: cluster.EnvName(cluster.EnvPrefix, k), Key: k})
+	}
+	return out
 }
 
 // ClusterFunc builds a local cluster recipe from system.cluster's options

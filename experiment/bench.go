@@ -27,6 +27,7 @@ type BenchOptions struct {
 	Force    bool   // --force: outputs may replace files dbrig did not write
 	Yes      bool   // allow more than MaxRunsWithoutConfirm runs
 	Registry driver.Registry
+	Getenv   Getenv // Options.Getenv of every run
 }
 
 // Bench is an experiment file resolved into the runs it makes, each with
@@ -149,7 +150,7 @@ func benchOptions(e spec.Experiment, name, label string, o BenchOptions) (Option
 		Model: e.Load.Model, Arrival: e.Load.Arrival, Warmup: e.Load.Warmup, ThinkTime: e.Load.ThinkTime,
 		OpTimeout: e.Load.Timeout, MaxBacklog: e.Load.MaxBacklog, LoadBatch: e.Dataset.Batch, Seed: e.Load.Seed,
 		SkipLoad: !e.Dataset.Load, Recreate: e.Dataset.Recreate, Store: o.Store, HDRLog: o.HDRLog, Force: o.Force, Registry: o.Registry, Cluster: cp, Faults: faults,
-		Verify:  e.Verify,
+		Verify: e.Verify, Getenv: o.Getenv,
 		Name:    strings.TrimSpace(name + " " + label),
 		Tags:    append([]string{"experiment:" + name}, e.Tags...),
 		Command: "dbrig bench " + e.File,

@@ -26,7 +26,16 @@ const (
 	StatusDone        = "done"
 	StatusFailed      = "failed"
 	StatusInterrupted = "interrupted"
+	StatusStopped     = results.StatusStopped // ended early by its caller's rule (EarlyStop)
 )
+
+// EarlyStop is implemented by the cause a caller cancels a run's context
+// with when its own rule ended the run early (a rating's SLA early stop, once
+// the verdict is certain): such a run is stored "stopped", not "interrupted".
+type EarlyStop interface {
+	error
+	EarlyStop()
+}
 
 // Hooks let a caller watch an experiment without this package printing
 // anything. Every field is optional.
@@ -64,7 +73,7 @@ type Started struct {
 // Outcome is what a stored run ended with.
 type Outcome struct {
 	RunID  int64
-	Status string // StatusDone, StatusFailed or StatusInterrupted
+	Status string // StatusDone, StatusFailed, StatusInterrupted or StatusStopped
 	Phases []measure.Summary
 	// PhaseStarts holds when each phase began, from the runner's events.
 	PhaseStarts map[string]time.Time
@@ -128,6 +137,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if err := p.Props.Unknown(); err != nil {
 		return nil, input(err)
 	}
+	if err := p.checkMethods(db); err != nil {
+		return nil, err
+	}
 	if err := p.prepareData(ctx, db); err != nil {
 		return nil, err
 	}
@@ -190,6 +202,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 		sums, runErr = p.perform(ctx, runDB, obs)
 	}
+	if runErr == nil {
+		runErr = mostlyFailed(sums)
+	}
 	stopFaults() // a pause under way is healed before the cluster goes down
 	if p.Verify && tr != nil && ctx.Err() == nil {
 		v := tr.verify(wctx, verifyTimeout(p))
@@ -209,6 +224,21 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	out.Metrics = metrics
 	out.Phases = sums
 	return out, finish(ctx, store, out, tr, errors.Join(runErr, storeErr, afterErr), storeErr)
+}
+
+// mostlyFailed is the error of a run whose load or measure phase mostly
+// failed (measure.FailedShare): its figures describe errors, so it is not
+// done but failed, and says how many operations failed.
+func mostlyFailed(sums []measure.Summary) error {
+	for _, s := range sums {
+		if s.Phase == measure.PhaseWarmup {
+			continue
+		}
+		if err := s.MostlyFailed(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // observe is the run's observers: the store first, then the HDR log and
@@ -259,6 +289,10 @@ func finish(ctx context.Context, store *results.Store, out *Outcome, tr *tracker
 		out.Status, msg = StatusInterrupted, "interrupted by signal"
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 			msg = cause.Error() // a caller stopped it, and said why (dbrig rate's early stop)
+			var es EarlyStop
+			if errors.As(cause, &es) {
+				out.Status = StatusStopped
+			}
 		}
 	case runErr != nil:
 		out.Status, msg = StatusFailed, runErr.Error()
@@ -442,6 +476,7 @@ func (p *Plan) runInfo(ctx context.Context, db driver.DB, warn func(error)) resu
 		if version, err = v.ServerVersion(ctx); err != nil {
 			warn(fmt.Errorf("server version of %s: %w", p.Driver, err))
 		}
+		version = driver.VersionOnly(p.Driver, version)
 	}
 	target := p.Driver
 	if d, ok := db.(driver.Describer); ok {

@@ -63,6 +63,10 @@ type Options struct {
 	Force   bool     // outputs may replace an existing file dbrig did not write (never a database)
 
 	Registry driver.Registry // nil = every driver dbrig has
+	// Getenv, when set, reads the driver's connection properties from the
+	// environment (driver.Driver.Env, what `dbrig cluster env` exports) where
+	// nothing else set them; never with a Cluster or Attached nodes.
+	Getenv Getenv
 
 	// Cluster, if set, is stood up before the driver opens, pointed at by
 	// the driver's properties, sampled while the run goes, torn down after.
@@ -94,6 +98,9 @@ type Plan struct {
 	Warnings []string
 	Workload workload.Workload // ycsb's CoreWorkload or tpcc (see newWorkload)
 	Config   run.Config
+	// CountCap is set when a property file's operationcount may end the run
+	// before the duration asked for (its warning is in Warnings).
+	CountCap *CountCap
 }
 
 // Workload returns the stored name of the workload: the -P names joined.
@@ -142,12 +149,18 @@ func Resolve(opts Options) (*Plan, error) {
 	// The driver's declared properties are known (so a typo is found here,
 	// before anything connects) and its secrets are redacted by format.
 	props.Declare(opts.Registry[opts.Driver].Props...)
+	if opts.Cluster == nil && len(opts.Attached) == 0 {
+		fromEnv(props, opts.Registry[opts.Driver], opts.Getenv)
+	}
 	p := &Plan{Options: opts, Props: props}
 	if p.Workload, p.Warnings, err = newWorkload(props); err != nil {
 		return nil, input(err)
 	}
 	if p.Config, err = loadConfig(opts, props); err != nil {
 		return nil, input(err)
+	}
+	if p.CountCap = countCap(props, p.Config.Operations, p.Config.Duration); p.CountCap != nil {
+		p.Warnings = append(p.Warnings, p.CountCap.Warning())
 	}
 	if w := bindingWarning(props, props.IsKnown); w != "" {
 		p.Warnings = append(p.Warnings, w)

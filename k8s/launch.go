@@ -70,6 +70,7 @@ func WriteManifests(w io.Writer, s *Spec, version string) error {
 		}
 		s.RunID = StableRunID(parts...)
 	}
+	ownSecret := s.Secret == "" // the run's own, made for it: the clean-up removes it
 	if s.Secret == "" {
 		s.Secret = Name(s.RunID)
 	}
@@ -90,6 +91,11 @@ func WriteManifests(w io.Writer, s *Spec, version string) error {
 			SecretTLSCAKey, SecretTLSCertKey, SecretTLSKeyKey, CoordinatorHost(s))
 		fmt.Fprintf(w, "#   add --from-file=%s=ca.pem --from-file=%s=cert.pem --from-file=%s=key.pem to the command above\n",
 			SecretTLSCAKey, SecretTLSCertKey, SecretTLSKeyKey)
+	}
+	if ownSecret {
+		fmt.Fprintf(w, "#   kubectl -n %s label secret %s %s   # so that the clean-up below removes it too\n", s.Namespace, s.Secret, Selector(s.RunID))
+	} else {
+		fmt.Fprintf(w, "# (--secret %s is yours: the clean-up below leaves it, unless you label it %s)\n", s.Secret, Selector(s.RunID))
 	}
 	fmt.Fprintf(w, "# Then: kubectl apply -f THIS.yaml; kubectl -n %s logs -f job/%s-coordinator\n", s.Namespace, Name(s.RunID))
 	fmt.Fprintf(w, "# Clean up: kubectl -n %s delete job,service,configmap,secret -l %s\n", s.Namespace, Selector(s.RunID))

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -86,8 +87,9 @@ func mergeHist(dst, src *hdr.Histogram) *hdr.Histogram {
 }
 
 // Summary returns the merged phase, with errs as its error samples. Ops
-// without a completed operation are left out; Throughput is per second of
-// the phase's wall time (first interval start to last interval end).
+// without a completed operation are left out; Throughput is successful
+// operations per second of the phase's wall time (first interval start to
+// last interval end).
 func (a *Accumulator) Summary(errs []ErrorSample) Summary {
 	sum := a.sum
 	sum.Phase = a.phase
@@ -123,12 +125,70 @@ func finish(s OpSummary, secs float64) OpSummary {
 	// Copy the histograms so the Accumulator can go on adding.
 	s.ResponseHist = mergeHist(nil, s.ResponseHist)
 	s.ServiceHist = mergeHist(nil, s.ServiceHist)
-	if secs > 0 {
-		s.Throughput = float64(s.Count) / secs
-	}
+	s.Throughput = Rate(s.Count, s.Errors, secs)
 	s.Response = StatsOf(s.ResponseHist)
 	s.Service = StatsOf(s.ServiceHist)
 	return s
+}
+
+// Rate is the throughput of count operations of which errors failed, over
+// secs seconds: only the successful ones count (a failed operation did no
+// work for the user); 0 without time.
+func Rate(count, errors int64, secs float64) float64 {
+	if secs <= 0 {
+		return 0
+	}
+	return float64(max(count-errors, 0)) / secs
+}
+
+// ErrorRate is the share (0..1) of o's completed operations that failed; 0
+// without operations.
+func (o OpSummary) ErrorRate() float64 {
+	if o.Count == 0 {
+		return 0
+	}
+	return float64(o.Errors) / float64(o.Count)
+}
+
+// FailedShare is the share of failed operations above which a phase mostly
+// failed: its figures describe errors, not the system's work, and the run is
+// not done but failed (see MostlyFailed).
+const FailedShare = 0.5
+
+// MostlyFailed tells whether more than FailedShare of the phase's operations
+// failed; the error says how many, for the run's status message.
+func (s Summary) MostlyFailed() error {
+	o := s.Overall
+	if o.Count == 0 || o.ErrorRate() <= FailedShare {
+		return nil
+	}
+	return &FailedError{Phase: s.Phase, Count: o.Count, Errors: o.Errors}
+}
+
+// FailedError is a phase whose operations mostly failed (MostlyFailed).
+type FailedError struct {
+	Phase         string
+	Count, Errors int64
+}
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("%s of operations failed (%d of %d in the %s phase; a run fails above %.0f%%)",
+		SharePct(e.Errors, e.Count), e.Errors, e.Count, e.Phase, 100*FailedShare)
+}
+
+// SharePct prints n of total in percent, whole unless rounding would claim
+// what is not so: 9996 of 10000 failed is "99.9%", not "100%" while some
+// succeeded, and 5004 of 10000 is "50.0%", not "50%" (the threshold itself).
+func SharePct(n, total int64) string {
+	if total == 0 {
+		return "0%"
+	}
+	pct := 100 * float64(n) / float64(total)
+	r := math.Round(pct)
+	if (r == 100 && n < total) || (r == 0 && n > 0) || r == 100*FailedShare && pct != r {
+		return fmt.Sprintf("%.1f%%", math.Floor(pct*10)/10)
+	}
+	return fmt.Sprintf("%.0f%%", r)
 }
 
 // Summarize merges the intervals of phase exactly (HDR histograms add) into

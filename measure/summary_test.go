@@ -68,7 +68,7 @@ func TestAccumulatorOrderAndStats(t *testing.T) {
 		t.Fatalf("ops order = %+v, want READ, UPDATE", sum.Ops)
 	}
 	u := sum.Ops[1]
-	if u.Count != 3 || u.Errors != 2 || u.Classes["timeout"] != 2 || u.Response.Max != 300 || u.Service.Min != 50 || u.Throughput != 1.5 {
+	if u.Count != 3 || u.Errors != 2 || u.Classes["timeout"] != 2 || u.Response.Max != 300 || u.Service.Min != 50 || u.Throughput != 0.5 {
 		t.Errorf("UPDATE = %+v", u)
 	}
 	if sum.Dropped != 3 || sum.Overall.Count != 4 || sum.Overall.Response.Min != 10 {
@@ -87,5 +87,50 @@ func TestStatsOfEmpty(t *testing.T) {
 	}
 	if s := StatsOf(nil); s != (Stats{}) {
 		t.Errorf("nil stats = %+v", s)
+	}
+}
+
+// TestThroughputCountsSuccesses: a failed operation is no throughput, and a
+// phase whose operations mostly failed says so.
+func TestThroughputCountsSuccesses(t *testing.T) {
+	tests := []struct {
+		name          string
+		count, errors int64
+		wantTput      float64
+		wantRate      float64
+		wantFailed    string // "" = not mostly failed
+	}{
+		{"no errors", 1000, 0, 500, 0, ""},
+		{"some errors", 1000, 100, 450, 0.1, ""},
+		{"exactly half", 1000, 500, 250, 0.5, ""},
+		{"just over half", 10000, 5004, 2498, 0.5004, "50.0% of operations failed (5004 of 10000 in the measure phase; a run fails above 50%)"},
+		{"most", 184000, 175355, 4322.5, 175355.0 / 184000, "95% of operations failed (175355 of 184000 in the measure phase; a run fails above 50%)"},
+		{"all but a few", 10000, 9996, 2, 0.9996, "99.9% of operations failed (9996 of 10000 in the measure phase; a run fails above 50%)"},
+		{"all", 10, 10, 0, 1, "100% of operations failed (10 of 10 in the measure phase; a run fails above 50%)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := NewHistogram()
+			_ = h.RecordValue(100)
+			iv := Interval{Phase: PhaseMeasure, Start: t0, End: t0.Add(2 * time.Second),
+				Ops: []OpInterval{{Op: "READ", Count: tt.count, Errors: tt.errors, Response: h, Service: h}}}
+			sum := Summarize(PhaseMeasure, []Interval{iv}, nil)
+			if got := sum.Overall.Throughput; got != tt.wantTput {
+				t.Errorf("overall throughput = %v, want %v", got, tt.wantTput)
+			}
+			if got := sum.Ops[0].Throughput; got != tt.wantTput {
+				t.Errorf("READ throughput = %v, want %v", got, tt.wantTput)
+			}
+			if got := sum.Overall.ErrorRate(); got != tt.wantRate {
+				t.Errorf("error rate = %v, want %v", got, tt.wantRate)
+			}
+			err := sum.MostlyFailed()
+			switch {
+			case tt.wantFailed == "" && err != nil:
+				t.Errorf("MostlyFailed = %v, want nil", err)
+			case tt.wantFailed != "" && (err == nil || err.Error() != tt.wantFailed):
+				t.Errorf("MostlyFailed = %v, want %q", err, tt.wantFailed)
+			}
+		})
 	}
 }

@@ -95,7 +95,7 @@ type OpSummary struct {
 	Count      int64
 	Errors     int64
 	Classes    map[string]int64
-	Throughput float64 // completed operations per second of the phase
+	Throughput float64 // successful operations (Count − Errors) per second of the phase
 	Response   Stats
 	Service    Stats
 	// Merged histograms, kept so they can be stored and merged again exactly.

@@ -431,6 +431,9 @@ type StoppedError struct{ Reason string }
 
 func (e *StoppedError) Error() string { return "stopped early: " + e.Reason }
 
+// EarlyStop marks the run stopped, not interrupted (experiment.EarlyStop).
+func (*StoppedError) EarlyStop() {}
+
 // Rate performs a rating. Bad input (an SLA the workload cannot be measured
 // against, a strategy the system cannot do, a search range without an
 // answer) is an experiment.InputError, returned before anything is loaded.
@@ -1015,7 +1018,8 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 		}
 	}
 	stopped := stop.reason() != "" && ctx.Err() == nil
-	if runErr != nil && !stopped {
+	// A mostly failed experiment is measured all the same: its verdict says it failed.
+	if runErr != nil && !stopped && !errors.As(runErr, new(*measure.FailedError)) {
 		return st, fmt.Errorf("%s experiment at %s (run %d): %w", kind, format.Target(r.opts.By, target), out.RunID, runErr)
 	}
 	sum, _ := out.Measured()

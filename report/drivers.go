@@ -37,6 +37,12 @@ func Driver(w io.Writer, name string, d driver.Driver) {
 		}
 		fmt.Fprintf(w, "%-22s %-10s %-24s %s\n", p.Key, p.Type, def, doc)
 	}
+	if env := d.Env(); len(env) > 0 {
+		fmt.Fprintln(w, "\nread from the environment when no file, -p or flag sets them (what dbrig cluster env exports):")
+		for _, v := range env {
+			fmt.Fprintf(w, "  %s → %s\n", v.Name, v.Key)
+		}
+	}
 }
 
 // Validation prints dbrig validate's comparison of the measured response

@@ -69,8 +69,15 @@ func Summary(w io.Writer, h Header, sums []measure.Summary) error {
 
 func writePhase(ew *errWriter, s measure.Summary) {
 	dur := s.End.Sub(s.Start)
-	ew.printf("\n%s phase: %s, %s operations, %s ops/s, %s errors\n",
-		s.Phase, format.Elapsed(dur), format.Int(s.Overall.Count), format.Rate(s.Overall.Throughput), format.Int(s.Overall.Errors))
+	errs := format.Int(s.Overall.Errors) + " errors"
+	if s.Overall.Errors > 0 {
+		errs += " (" + measure.SharePct(s.Overall.Errors, s.Overall.Count) + ")"
+	}
+	ew.printf("\n%s phase: %s, %s operations, %s ops/s, %s\n",
+		s.Phase, format.Elapsed(dur), format.Int(s.Overall.Count), format.Rate(s.Overall.Throughput), errs)
+	if err := s.MostlyFailed(); err != nil {
+		ew.printf("FAILED: %v; ops/s counts the %s that succeeded\n", err, format.Int(s.Overall.Count-s.Overall.Errors))
+	}
 	if s.Records > 0 && dur > 0 {
 		ew.printf("%s records inserted, %s records/s (each operation below is one batch)\n",
 			format.Int(s.Records), format.Rate(float64(s.Records)/dur.Seconds()))

@@ -10,9 +10,11 @@ import (
 
 // Progress formats one live progress line from the last interval:
 //
-//	elapsed 12s | 9,998 ops/s | p99 1.20ms | lag p99 12µs | errors 0 | dropped 0 | ETA 48s
+//	elapsed 12s | 9,996 ops/s | p99 1.20ms | lag p99 12µs | errors 2 (0.0%) | dropped 0 | ETA 48s
 //
-// The p99 is the response time of all operations of the interval; lag p99
+// ops/s counts the successful operations only; errors are counted apart,
+// with their share of the interval's operations. The p99 is the response
+// time of all operations of the interval; lag p99
 // is how late dbrig itself started them (its part of that p99). eta < 0
 // means unknown and is left out.
 func Progress(iv measure.Interval, elapsed, eta time.Duration) string {
@@ -25,9 +27,10 @@ func Progress(iv measure.Interval, elapsed, eta time.Duration) string {
 			all.Merge(o.Response)
 		}
 	}
-	rate := 0.0
-	if secs := iv.End.Sub(iv.Start).Seconds(); secs > 0 {
-		rate = float64(count) / secs
+	rate := measure.Rate(count, errs, iv.End.Sub(iv.Start).Seconds())
+	errText := "errors " + format.Int(errs)
+	if errs > 0 {
+		errText += " (" + measure.SharePct(errs, count) + ")"
 	}
 	unit := " ops/s"
 	if iv.Phase == measure.PhaseLoad {
@@ -37,7 +40,7 @@ func Progress(iv measure.Interval, elapsed, eta time.Duration) string {
 		"elapsed " + format.Elapsed(elapsed),
 		format.Rate(rate) + unit,
 		"p99 " + format.MicrosInt(measure.Percentile(all, 99)),
-		"errors " + format.Int(errs),
+		errText,
 		"dropped " + format.Int(iv.Dropped),
 	}
 	if iv.Lag != nil && iv.Phase != measure.PhaseLoad { // a load batch has no schedule to lag behind

@@ -27,8 +27,11 @@ func TestProgress(t *testing.T) {
 		elapsed, eta time.Duration
 		want         string
 	}{
-		{"measure", iv, 12 * time.Second, 48 * time.Second, "elapsed 12s | 9,998 ops/s | p99 1.20ms | errors 2 | dropped 5 | ETA 48s"},
-		{"unknown eta", iv, 12 * time.Second, -1, "elapsed 12s | 9,998 ops/s | p99 1.20ms | errors 2 | dropped 5"},
+		{"measure", iv, 12 * time.Second, 48 * time.Second, "elapsed 12s | 9,996 ops/s | p99 1.20ms | errors 2 (0.0%) | dropped 5 | ETA 48s"},
+		{"unknown eta", iv, 12 * time.Second, -1, "elapsed 12s | 9,996 ops/s | p99 1.20ms | errors 2 (0.0%) | dropped 5"},
+		{"mostly failed", measure.Interval{Phase: measure.PhaseMeasure, Start: t0, End: t0.Add(time.Second),
+			Ops: []measure.OpInterval{{Op: "SCAN", Count: 1000, Errors: 950, Response: histOf(t, same(1000, 90)...)}}},
+			time.Second, -1, "elapsed 1.0s | 50.0 ops/s | p99 90µs | errors 950 (95%) | dropped 0"},
 		{"half-second interval", measure.Interval{Phase: measure.PhaseWarmup, Start: t0, End: t0.Add(500 * time.Millisecond),
 			Ops: []measure.OpInterval{{Op: "READ", Count: 50, Response: histOf(t, same(50, 90)...)}}},
 			3 * time.Second, 0, "warmup | elapsed 3.0s | 100 ops/s | p99 90µs | errors 0 | dropped 0 | ETA 0.0s"},

@@ -36,13 +36,23 @@ func RunList(w io.Writer, runs []results.RunRow) error {
 		if r.Count > 0 {
 			ops, p99, errs = format.Rate(r.Throughput), format.MicrosInt(r.P99US), format.Int(r.Errors)
 		}
-		t.add(fmt.Sprint(r.ID), r.Start.Local().Format(listTime), r.DisplayStatus(),
+		t.add(fmt.Sprint(r.ID), r.Start.Local().Format(listTime), listStatus(r),
 			strings.TrimSpace(r.System+" "+r.ServerVersion), r.Workload, format.LoadBrief(loadmodel.Load{Model: r.Model, Clients: r.Clients, Rate: r.Rate}),
 			ops, p99, errs, name)
 	}
 	ew := &errWriter{w: w}
 	ew.table(t, "")
 	return ew.err
+}
+
+// listStatus is a run's status in a list; a run whose operations mostly
+// failed says so beside it (its message says more: dbrig runs show).
+func listStatus(r results.RunRow) string {
+	s := r.DisplayStatus()
+	if r.Count > 0 && float64(r.Errors) > measure.FailedShare*float64(r.Count) {
+		s += " (" + measure.SharePct(r.Errors, r.Count) + " errors)"
+	}
+	return s
 }
 
 // RunShow writes everything stored about a run: its context, the summary of

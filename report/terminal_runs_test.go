@@ -34,6 +34,8 @@ func TestRunList(t *testing.T) {
 		{ID: 12, Name: "baseline", Tags: []string{"nightly", "v7"}, Status: "done", Start: start, System: "redis",
 			ServerVersion: "7.2", Workload: "ycsb/workloada", Model: "open", Clients: 16, Rate: 5000,
 			Count: 150000, Errors: 3, Throughput: 4998.7, P99US: 2500},
+		{ID: 13, Status: "failed", Start: start, System: "hazelcast", Workload: "ycsb/workloade", Model: "closed", Clients: 8,
+			Count: 184000, Errors: 175355, Throughput: 4322.5, P99US: 1500},
 		{ID: 11, Status: "running", Abandoned: true, Start: start.Add(-time.Hour), System: "sim", Workload: "ycsb/workloadc",
 			Model: "closed", Clients: 4},
 	}
@@ -46,6 +48,7 @@ func TestRunList(t *testing.T) {
 		"id":  "id started status system workload load ops/s p99 errors name",
 		"12 ": "12 2025-06-01 12:30 done redis 7.2 ycsb/workloada open 16 @5,000/s 4,999 2.50ms 3 baseline [nightly,v7]",
 		"11 ": "11 2025-06-01 11:30 abandoned sim ycsb/workloadc closed 4 - - -",
+		"13 ": "13 2025-06-01 12:30 failed (95% errors) hazelcast ycsb/workloade closed 8 4,323 1.50ms 175,355",
 	}
 	for prefix, w := range want {
 		if got := strings.Join(fieldsOf(t, out, prefix), " "); got != w {
@@ -55,8 +58,8 @@ func TestRunList(t *testing.T) {
 	// Left-aligned text columns: "status" starts where the statuses start.
 	lines := strings.Split(out, "\n")
 	col := strings.Index(lines[0], "status")
-	for _, l := range lines[1:3] {
-		if !strings.HasPrefix(l[col:], "done") && !strings.HasPrefix(l[col:], "abandoned") {
+	for _, l := range lines[1:4] {
+		if !strings.HasPrefix(l[col:], "done") && !strings.HasPrefix(l[col:], "abandoned") && !strings.HasPrefix(l[col:], "failed") {
 			t.Errorf("status column not aligned:\n%s", out)
 		}
 	}

@@ -26,6 +26,9 @@ type Filter struct {
 	Tag      string
 	Since    time.Time // runs started at or after
 	Limit    int       // at most this many, newest first
+	// NoRatingSteps leaves out the experiments of ratings (dbrig rate): the
+	// runs a rating stored as its steps, or tagged rating:ID while it runs.
+	NoRatingSteps bool
 }
 
 // RunRow is one run in a list.
@@ -162,6 +165,10 @@ func (f Filter) where() (where []string, args []any) {
 	}
 	if !f.Since.IsZero() {
 		add("r.started_at >= ?", fmtTime(f.Since))
+	}
+	if f.NoRatingSteps {
+		add(`r.id NOT IN (SELECT s.run_id FROM rating_steps s WHERE s.run_id IS NOT NULL)
+			AND r.id NOT IN (SELECT t.run_id FROM run_tags t WHERE t.tag LIKE ?)`, "rating:%")
 	}
 	return where, args
 }

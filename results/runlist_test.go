@@ -60,3 +60,56 @@ func TestRunLists(t *testing.T) {
 		t.Error("QueryRuns with an unknown sort key succeeded")
 	}
 }
+
+// NoRatingSteps leaves out the experiments of ratings, whether the rating
+// stored them as its steps or they are still tagged rating:ID only; runs
+// with other tags and stopped runs stay.
+func TestListRunsNoRatingSteps(t *testing.T) {
+	ctx := context.Background()
+	s := newSQLite(t)
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	ids := map[string]int64{}
+	for i, r := range []RunInfo{
+		{Name: "plain"}, {Name: "step", Tags: []string{"rating:1"}}, {Name: "running step", Tags: []string{"rating:1"}},
+		{Name: "untagged step"}, {Name: "tagged", Tags: []string{"nightly"}},
+	} {
+		r.System, r.Start = "sys", base.Add(time.Duration(i)*time.Minute)
+		id, err := s.CreateRun(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[r.Name] = id
+	}
+	if err := s.FinishRun(ctx, ids["step"], StatusStopped, base.Add(time.Hour), "stopped early: p99 over"); err != nil {
+		t.Fatal(err)
+	}
+	rid, err := s.CreateRating(ctx, Rating{Name: "r", Start: base, System: "sys"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"step", "untagged step"} {
+		if err := s.AddRatingStep(ctx, rid, i+1, RatingStep{Kind: "search", Target: 100, RunID: ids[name]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		f    Filter
+		want []string
+	}{
+		{Filter{}, []string{"tagged", "untagged step", "running step", "step", "plain"}},
+		{Filter{NoRatingSteps: true}, []string{"tagged", "plain"}},
+		{Filter{Status: StatusStopped}, []string{"step"}},
+	} {
+		rows, err := s.ListRuns(ctx, tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.Name)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%+v: got %v, want %v", tc.f, got, tc.want)
+		}
+	}
+}

@@ -25,6 +25,10 @@ const (
 	StatusDone        = "done"
 	StatusFailed      = "failed"
 	StatusInterrupted = "interrupted"
+	// StatusStopped is a run its caller ended early by its own rule (a
+	// rating's SLA early stop: the verdict was certain): what it measured is
+	// what it was for, so it is neither done nor interrupted.
+	StatusStopped = "stopped"
 )
 
 // RunInfo is the full context of a run: what is needed to understand and
@@ -329,13 +333,13 @@ func (s *Store) AddPhase(ctx context.Context, runID int64, sum measure.Summary) 
 	return nil
 }
 
-// FinishRun ends a running run with status done, failed or interrupted, and a
-// message saying why (for failed and interrupted runs).
+// FinishRun ends a running run with status done, failed, interrupted or
+// stopped, and a message saying why (for the ones not done).
 func (s *Store) FinishRun(ctx context.Context, runID int64, status string, end time.Time, message string) error {
 	switch status {
-	case StatusDone, StatusFailed, StatusInterrupted:
+	case StatusDone, StatusFailed, StatusInterrupted, StatusStopped:
 	default:
-		return fmt.Errorf("finish run %d: status %q: expected %s, %s or %s", runID, status, StatusDone, StatusFailed, StatusInterrupted)
+		return fmt.Errorf("finish run %d: status %q: expected %s, %s, %s or %s", runID, status, StatusDone, StatusFailed, StatusInterrupted, StatusStopped)
 	}
 	res, err := s.exec(ctx, `UPDATE runs SET status = ?, ended_at = ?, updated_at = ?, message = ? WHERE id = ? AND status = ?`,
 		status, fmtTime(end), fmtTime(time.Now()), redactWords(message), runID, StatusRunning)

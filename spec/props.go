@@ -18,12 +18,15 @@ type Source struct {
 	File string // file path, or "" for a command-line value
 	Line int
 	Flag string // e.g. "-p" or "--threads" when set on the command line
+	Env  string // the environment variable it was read from (DBRIG_ETCD_ENDPOINTS)
 }
 
 func (s Source) String() string {
 	switch {
 	case s.File != "":
 		return fmt.Sprintf("%s:%d", s.File, s.Line)
+	case s.Env != "":
+		return "environment " + s.Env
 	case s.Flag != "":
 		return "flag " + s.Flag
 	default:

@@ -21,7 +21,7 @@ import (
 const pageSize = 100
 
 // statuses are the stored statuses a filter may ask for.
-var statuses = []string{results.StatusRunning, results.StatusDone, results.StatusFailed, results.StatusInterrupted, results.StatusAbandoned}
+var statuses = []string{results.StatusRunning, results.StatusDone, results.StatusFailed, results.StatusInterrupted, results.StatusStopped, results.StatusAbandoned}
 
 type column struct {
 	Label, Href, Arrow string

@@ -10,6 +10,20 @@ import (
 // Optional capabilities of a Workload or Client, found by type assertion.
 // YCSB needs none of them; TPC-C (workload/tpcc) uses them all.
 
+// MethodUser is a Workload that names the driver.DB methods its run phase
+// calls, each with the property that makes it call it (YCSB: Scan because
+// of scanproportion), so that a driver that cannot serve one
+// (driver.Capable) is refused before the run, where the property was set.
+type MethodUser interface {
+	Methods() []MethodUse
+}
+
+// MethodUse is one driver.DB method a workload calls, and why.
+type MethodUse struct {
+	Method string // driver.MethodScan, …
+	Prop   string // the property that makes the workload call it
+}
+
 // Preparer is a Workload that sets its data set up itself (a schema) before
 // a run is stored: it checks what the database already holds and creates
 // what is missing. recreate drops an earlier data set first. loaded reports

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/spec"
 )
@@ -131,5 +132,54 @@ func TestRecipesNameTheirSystem(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no recipes registered")
+	}
+}
+
+// What a local cluster sets is what `dbrig run` reads back from the
+// environment: every property a recipe's Props returns (the names `dbrig
+// cluster env` exports) is one of the driver's EnvProps, and declared.
+func TestRecipePropsAreEnvProps(t *testing.T) {
+	reg := Registry()
+	never := func(string) bool { return false }
+	refuse := func(key, why string) error { return fmt.Errorf("%s: %s", key, why) }
+	nodes := []cluster.Node{{Name: "n1", Role: "primary", Addr: "127.0.0.1:1"}, {Name: "n2", Role: "replica", Addr: "127.0.0.1:2"},
+		{Name: "n3", Role: "sentinel", Addr: "127.0.0.1:3"}, {Name: "n4", Addr: "127.0.0.1:4"}}
+	n := 0
+	for _, name := range reg.Names() {
+		d := reg[name]
+		declared := map[string]bool{}
+		for _, p := range d.Props {
+			declared[p.Key] = true
+		}
+		env := map[string]bool{}
+		for _, v := range d.Env() {
+			env[v.Key] = true
+			if !declared[v.Key] {
+				t.Errorf("%s: env property %s (%s) is not declared", name, v.Key, v.Name)
+			}
+			if !strings.HasPrefix(v.Name, "DBRIG_") || strings.ContainsAny(v.Name, ".-") {
+				t.Errorf("%s: env variable %q", name, v.Name)
+			}
+		}
+		for recipe, build := range d.Clusters {
+			r, err := build(spec.Cluster{Sentinels: 1}, func(k string) bool { return k == "sentinels" }, refuse)
+			if err != nil {
+				if r, err = build(spec.Cluster{}, never, refuse); err != nil {
+					t.Fatalf("%s recipe %s: %v", name, recipe, err)
+				}
+			}
+			if pr, ok := r.(cluster.Passworded); ok {
+				r = pr.WithPassword("pw")
+			}
+			for k := range r.Props(nodes) {
+				n++
+				if !env[k] {
+					t.Errorf("%s recipe %s sets %s, which is not in the driver's EnvProps: dbrig run would not read it back", name, recipe, k)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no recipe set any property")
 	}
 }

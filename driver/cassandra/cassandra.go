@@ -437,6 +437,14 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 	return rec, nil
 }
 
+// CanServe implements driver.Capable: Scan only with cassandra.scan=token.
+func (db *DB) CanServe(method string) error {
+	if method == driver.MethodScan && !db.scan {
+		return fmt.Errorf("cassandra.scan=none turns Scan off (cassandra.scan=token is YCSB's scan): %w", errors.ErrUnsupported)
+	}
+	return nil
+}
+
 // Scan reads up to n records from start's token on (see the package comment).
 func (db *DB) Scan(ctx context.Context, table, startKey string, n int, fields []string) ([]driver.Record, error) {
 	if !db.scan {

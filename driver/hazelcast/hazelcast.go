@@ -255,11 +255,22 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string) (dri
 	return nil, fmt.Errorf("hazelcast read %s/%s: %w", table, key, err)
 }
 
+// errNoScan is why Scan fails with hazelcast.scan=none.
+var errNoScan = fmt.Errorf("IMap keys are hashed, not ordered: Scan needs hazelcast.scan=index (a sorted-index range query whose cost grows with the records after startKey): %w", errors.ErrUnsupported)
+
+// CanServe implements driver.Capable: Scan only with hazelcast.scan=index.
+func (db *DB) CanServe(method string) error {
+	if method == driver.MethodScan && !db.scanIndex {
+		return errNoScan
+	}
+	return nil
+}
+
 // Scan returns up to n records in key order from startKey on; see the
 // package comment for what it costs and when it is supported.
 func (db *DB) Scan(ctx context.Context, table, startKey string, n int, fields []string) ([]driver.Record, error) {
 	if !db.scanIndex {
-		return nil, fmt.Errorf("hazelcast scan %s: IMap keys are hashed, not ordered (set hazelcast.scan=index for a sorted-index range query whose cost grows with the records after startKey): %w", table, errors.ErrUnsupported)
+		return nil, fmt.Errorf("hazelcast scan %s: %w", table, errNoScan)
 	}
 	if n <= 0 {
 		return nil, nil

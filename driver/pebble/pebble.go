@@ -349,8 +349,8 @@ func (d *DB) ServerVersion(ctx context.Context) (string, error) {
 	return Version(), nil
 }
 
-// Version is "pebble vX.Y.Z" from the build information, or from go.mod when
-// the binary carries none.
+// Version is the Pebble module's "vX.Y.Z" from the build information, or
+// from go.mod when the binary carries none.
 func Version() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, m := range bi.Deps {
@@ -358,11 +358,11 @@ func Version() string {
 				if m.Replace != nil {
 					m = m.Replace
 				}
-				return "pebble " + m.Version
+				return m.Version
 			}
 		}
 	}
-	return "pebble " + goModVersion
+	return goModVersion
 }
 
 // Target is the data directory.

@@ -160,7 +160,7 @@ func TestResetAndClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, err := db.(driver.Versioner).ServerVersion(ctx)
-	if want := "pebble " + goModPebble(t); err != nil || v != want {
+	if want := goModPebble(t); err != nil || v != want {
 		t.Fatalf("ServerVersion = %q, %v; want %q", v, err, want)
 	}
 	if err := db.Close(); err != nil {

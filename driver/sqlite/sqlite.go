@@ -152,7 +152,7 @@ func (db *DB) ServerVersion(ctx context.Context) (string, error) {
 	if err := db.reads.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&v); err != nil {
 		return "", fmt.Errorf("sqlite version: %w", classify(err))
 	}
-	return "SQLite " + v, nil
+	return v, nil
 }
 
 // classify attaches an errclass.Class to a modernc.org/sqlite error.

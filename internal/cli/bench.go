@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/dbrig/dbrig/cluster"
@@ -19,7 +20,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("dbrig bench", e.stderr)
 	var sets listFlag
 	fs.Var(&sets, "set", "override a value of the file: key.path=value (e.g. load.duration=5s, clients=4); repeatable")
-	dry := fs.Bool("dry-run", false, "print the resolved plan (every run) and exit")
+	dry := fs.Bool("dry-run", false, "print the resolved plan (every run, and its fault plan) and exit")
 	yes := fs.Bool("yes", false, fmt.Sprintf("allow more than %d runs", experiment.MaxRunsWithoutConfirm))
 	store := fs.String("store", "", "results database: a SQLite path or postgres://… (default: per-user data path)")
 	hdrlog := fs.String("hdrlog", "", "also write an HdrHistogram interval log per run (numbered after the first)")
@@ -46,7 +47,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 && !(*replay > 0 && len(pos) == 0) {
 		return usagef("dbrig bench: expected one experiment file (see examples/)")
 	}
-	bo := experiment.BenchOptions{Sets: sets, Store: *store, HDRLog: *hdrlog, Yes: *yes, Force: *force}
+	bo := experiment.BenchOptions{Sets: sets, Store: *store, HDRLog: *hdrlog, Yes: *yes, Force: *force, Getenv: os.LookupEnv}
 	var b *experiment.Bench
 	if *replay > 0 {
 		b, err = experiment.ReplayBench(ctx, strings.Join(pos, ""), *replay, bo)
@@ -65,12 +66,14 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	}
 	if *dry {
 		report.Plan(e.stdout, b)
+		report.FaultPlans(e.stdout, b)
 		return nil
 	}
 	table := e.stdout
 	if *jsonOut {
 		table = e.stderr
 	}
+	printWarnings(e, b)
 	var prog *report.BenchProgress
 	hooks := experiment.Hooks{
 		Warn:      func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) },
@@ -105,6 +108,9 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 			continue
 		}
 		failedVerdicts = append(failedVerdicts, report.BenchRun(table, o)...)
+		if note := o.Run.Plan.CountCap.Ended(o.Outcome.Phases); note != "" {
+			fmt.Fprintf(table, "note: %s\n", note)
+		}
 		if s, ok := slas[o.Run.Plan]; ok && o.Outcome.Status == experiment.StatusDone {
 			miss, err := judgeSLA(ctx, table, *store, o.Outcome, s, stale.Of(o.Run.Plan))
 			if err != nil {
@@ -127,4 +133,18 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: %s", errVerdict, strings.Join(failedVerdicts, "; "))
 	}
 	return runErr
+}
+
+// printWarnings prints what the runs' plans warn of before anything runs,
+// each warning once.
+func printWarnings(e *env, b *experiment.Bench) {
+	seen := map[string]bool{}
+	for _, r := range b.Runs {
+		for _, w := range r.Plan.Warnings {
+			if !seen[w] {
+				seen[w] = true
+				fmt.Fprintf(e.stderr, "warning: %s\n", w)
+			}
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
 )
@@ -93,6 +94,9 @@ func exitCode(stderr io.Writer, err error) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
 		return 2
+	case onlyMostlyFailed(err):
+		fmt.Fprintf(stderr, "dbrig: %v\n", err)
+		return 5
 	default:
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
 		if experiment.IsInput(err) || errors.Is(err, results.ErrNoRun) || errors.Is(err, results.ErrNoRating) || errors.Is(err, results.ErrBadStore) {
@@ -109,6 +113,28 @@ var (
 	// than the experiment's verdict allows (exit code 3, for CI gates).
 	errVerdict = errors.New("verdict failed")
 )
+
+// onlyMostlyFailed tells whether every failure in err is a run whose
+// operations mostly failed (measure.FailedError: exit code 5); any other
+// failure joined with it makes the exit code 1.
+func onlyMostlyFailed(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := j.Unwrap()
+		for _, e := range errs {
+			if !onlyMostlyFailed(e) {
+				return false
+			}
+		}
+		return len(errs) > 0
+	}
+	if _, ok := err.(*measure.FailedError); ok {
+		return true
+	}
+	if u := errors.Unwrap(err); u != nil {
+		return onlyMostlyFailed(u)
+	}
+	return false
+}
 
 func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "dbrig — database benchmarking workbench")

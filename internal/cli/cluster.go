@@ -207,7 +207,7 @@ func withRecipeExtras(r cluster.Recipe, dbs []string, pwEnv string) (cluster.Rec
 // are single-quoted, so any password is safe to eval.
 func clusterEnv(_ context.Context, e *env, args []string) error {
 	fs := newFlagSet("dbrig cluster env", e.stderr)
-	prefix := fs.String("prefix", "DBRIG_", "prefix of the variable names")
+	prefix := fs.String("prefix", cluster.EnvPrefix, "prefix of the variable names (dbrig run and bench read "+cluster.EnvPrefix+"…)")
 	state, pos, err := clusterFlags(fs, args)
 	if err != nil {
 		return err

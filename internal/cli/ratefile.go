@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/rating"
@@ -40,7 +41,7 @@ func rateFileCmd(ctx context.Context, e *env, path string, rf *rating.Flags, f *
 			return usagef("dbrig rate %s: --%s belongs in the experiment file (or --set key.path=value)", path, name)
 		}
 	}
-	b, err := experiment.ResolveBench(path, experiment.BenchOptions{Sets: sets, Store: f.store})
+	b, err := experiment.ResolveBench(path, experiment.BenchOptions{Sets: sets, Store: f.store, Getenv: os.LookupEnv})
 	if err != nil {
 		return err
 	}

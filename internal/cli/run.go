@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -128,6 +129,7 @@ func (f *runFlags) options(withRun bool, args []string) experiment.Options {
 		MaxBacklog: f.maxBacklog, LoadBatch: f.batch, Seed: f.seed,
 		SkipLoad: f.skipLoad, Recreate: f.recreate, LoadOnly: !withRun,
 		Name: f.name, Tags: f.tags, Args: args, Store: f.store, HDRLog: f.hdrlog, Force: f.force,
+		Getenv: os.LookupEnv, // what dbrig cluster env exports (flags, -p and -P files win)
 	}
 	if !f.set["driver"] && !f.set["db"] {
 		o.Driver = "" // YCSB's db= in a -P file may choose it (Pebble otherwise)
@@ -218,6 +220,9 @@ func printSummary(ctx context.Context, e *env, f *runFlags, plan *experiment.Pla
 		table = e.stderr
 	}
 	report.RunSummary(table, f.name, plan, out, f.ycsbOut)
+	if note := plan.CountCap.Ended(out.Phases); note != "" {
+		fmt.Fprintf(table, "note: %s\n", note)
+	}
 	if !f.jsonOut {
 		return
 	}

@@ -23,7 +23,8 @@ func runsCmd(ctx context.Context, e *env, args []string) error {
 	var f results.Filter
 	fs.StringVar(&f.System, "system", "", "list: only runs of this system")
 	fs.StringVar(&f.Workload, "workload", "", "list: only runs of this workload")
-	fs.StringVar(&f.Status, "status", "", "list: only runs with this status (running, done, failed, interrupted)")
+	fs.StringVar(&f.Status, "status", "", "list: only runs with this status (running, done, failed, interrupted, stopped, abandoned)")
+	ratingSteps := fs.Bool("rating-steps", false, "list: also the experiments of ratings (dbrig rate), hidden by default unless --tag is given")
 	fs.StringVar(&f.Tag, "tag", "", "list: only runs with this tag")
 	since := fs.Duration("since", 0, "list: only runs started within this long (e.g. 24h)")
 	fs.IntVar(&f.Limit, "limit", 50, "list: at most this many runs, newest first")
@@ -39,10 +40,11 @@ func runsCmd(ctx context.Context, e *env, args []string) error {
 		return usagef("dbrig runs: expected list, show ID or compare ID ID")
 	}
 	switch f.Status {
-	case "", "running", "done", "failed", "interrupted", "abandoned":
+	case "", "running", "done", "failed", "interrupted", "stopped", "abandoned":
 	default:
-		return usagef("--status %q: expected running, done, failed, interrupted or abandoned", f.Status)
+		return usagef("--status %q: expected running, done, failed, interrupted, stopped or abandoned", f.Status)
 	}
+	f.NoRatingSteps = !*ratingSteps && f.Tag == "" // --tag rating:3 asks for them
 	if *since > 0 {
 		f.Since = time.Now().Add(-*since)
 	}

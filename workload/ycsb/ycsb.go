@@ -16,6 +16,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/spec"
 	"github.com/dbrig/dbrig/workload"
 	"github.com/dbrig/dbrig/workload/gen"
@@ -317,6 +318,27 @@ func fraction(p *spec.Props, key string, def float64) (float64, error) {
 
 // Ops names the operations, in the order of the Op constants.
 func (w *Workload) Ops() []string { return opNames[:] }
+
+// opMethods are the driver.DB methods each operation calls, in Ops order.
+var opMethods = [numOps][]string{
+	{driver.MethodRead}, {driver.MethodUpdate}, {driver.MethodInsert}, {driver.MethodScan},
+	{driver.MethodRead, driver.MethodUpdate}, {driver.MethodDelete},
+}
+
+// Methods implements workload.MethodUser: the methods of the operations
+// with a share above 0, each with its proportion property.
+func (w *Workload) Methods() []workload.MethodUse {
+	var out []workload.MethodUse
+	for i, share := range w.proportions {
+		if share <= 0 {
+			continue
+		}
+		for _, m := range opMethods[i] {
+			out = append(out, workload.MethodUse{Method: m, Prop: proportionKeys[i]})
+		}
+	}
+	return out
+}
 
 // LoadCount is insertcount: the records [insertstart, insertstart+insertcount).
 func (w *Workload) LoadCount() int64 { return w.insertCount }
