@@ -142,7 +142,8 @@ type Options struct {
 // Hooks let a caller watch a rating. Every field is optional.
 type Hooks struct {
 	Started func(ratingID int64, store string)
-	// Experiment is called before each experiment, Step after it.
+	// Experiment is called before each experiment (with its kind and
+	// target; a probe's target is its clients), Step after it.
 	Experiment func(kind string, target float64)
 	Step       func(Step)
 	Warn       func(error)
@@ -959,9 +960,6 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	if vote > 1 {
 		st.Vote = vote
 	}
-	if r.hooks.Experiment != nil {
-		r.hooks.Experiment(kind, target)
-	}
 	name := fmt.Sprintf("rating %d %s %s", r.id, kind, format.Target(r.opts.By, target))
 	tags := []string{"rating:" + strconv.FormatInt(r.id, 10)}
 	eo := r.opts.stepOptions(target, dur, name, tags)
@@ -985,6 +983,9 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	}
 	if probe {
 		st.Target = float64(plan.Config.Clients)
+	}
+	if r.hooks.Experiment != nil {
+		r.hooks.Experiment(kind, st.Target) // the probes: their clients
 	}
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
