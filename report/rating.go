@@ -74,14 +74,7 @@ func Rating(w io.Writer, r results.Rating) error {
 	head = append(head, "pass", "early", "reset", "reset s", "run s", "run")
 	t.add(head...)
 	for i, s := range r.Steps {
-		target := format.Target(r.By, s.Target)
-		switch s.Kind {
-		case probeKind:
-			target = fmt.Sprintf("%.0f clients, closed", s.Target)
-		case referenceKind:
-			target = fmt.Sprintf("%.0f clients, reads", s.Target)
-		}
-		row := []string{fmt.Sprint(i + 1), s.Kind, target, format.Rate(s.Achieved)}
+		row := []string{fmt.Sprint(i + 1), s.Kind, RatingStepTarget(r.By, s), format.Rate(s.Achieved)}
 		for _, name := range terms {
 			cell := "-"
 			for _, tm := range s.Terms {
@@ -94,18 +87,7 @@ func Rating(w io.Writer, r results.Rating) error {
 			}
 			row = append(row, cell)
 		}
-		pass, early, run, reset := "FAIL", "", "-", "-"
-		switch {
-		case s.Kind == probeKind || s.Kind == referenceKind:
-			pass = "-" // no verdict
-		case s.Verdict == "inconclusive":
-			pass = "inconclusive (" + shortWhy(s.InconclusiveWhy) + ")" // not a failure of the target
-		case s.Pass:
-			pass = "pass"
-		}
-		if v, ok := strings.CutPrefix(s.Reason, "vote "); ok && len(v) > 0 && v[0] >= '2' && v[0] <= '9' {
-			pass += " (vote " + v[:1] + ")" // a repeat of a failed target
-		}
+		pass, early, run, reset := RatingStepVerdict(s), "", "-", "-" // the dashboard's too
 		if s.StoppedEarly {
 			early = "stopped"
 		}

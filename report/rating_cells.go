@@ -42,19 +42,25 @@ func RatingTermCell(s results.RatingStep, term string) string {
 // RatingStepTarget is what a step tried: a rate, a client count, or the
 // capacity probe's client pool.
 func RatingStepTarget(by string, s results.RatingStep) string {
-	if s.Kind == probeKind {
+	switch s.Kind {
+	case probeKind:
 		return fmt.Sprintf("%.0f clients, closed", s.Target)
+	case referenceKind:
+		return fmt.Sprintf("%.0f clients, reads", s.Target)
 	}
 	return format.Target(by, s.Target)
 }
 
-// RatingStepVerdict is a step's verdict: pass, FAIL, "-" for the probe (no
-// verdict), with the vote of a repeated target.
+// RatingStepVerdict is a step's verdict: pass, FAIL, inconclusive (why:
+// dbrig late, the store drifted; not a failure of the target), "-" for
+// the probes (no verdict), with the vote of a repeated target.
 func RatingStepVerdict(s results.RatingStep) string {
 	v := "FAIL"
 	switch {
-	case s.Kind == probeKind:
+	case s.Kind == probeKind || s.Kind == referenceKind:
 		v = "-"
+	case s.Verdict == "inconclusive":
+		v = "inconclusive (" + shortWhy(s.InconclusiveWhy) + ")"
 	case s.Pass:
 		v = "pass"
 	}

@@ -191,3 +191,22 @@ func TestRatingInconclusiveConditionInterval(t *testing.T) {
 		t.Errorf("the page lacks the interval first or the inconclusive step")
 	}
 }
+
+// The dashboard's step cells (RatingStepVerdict, RatingStepTarget) are the
+// table's: an inconclusive step is not FAIL there either.
+func TestRatingStepCells(t *testing.T) {
+	for _, c := range []struct {
+		step          results.RatingStep
+		verdict, tgt string
+	}{
+		{results.RatingStep{Kind: "search", Target: 2000, Verdict: "inconclusive", InconclusiveWhy: "dbrig's load generator was late (dispatch lag p95 30ms)"}, "inconclusive (dbrig late)", "2,000 ops/s"},
+		{results.RatingStep{Kind: "search", Target: 2000, Verdict: "fail", Reason: "vote 2: the target failed before; p95"}, "FAIL (vote 2)", "2,000 ops/s"},
+		{results.RatingStep{Kind: "final", Target: 1900, Pass: true, Verdict: "pass"}, "pass", "1,900 ops/s"},
+		{results.RatingStep{Kind: "reference", Target: 32}, "-", "32 clients, reads"},
+		{results.RatingStep{Kind: "probe", Target: 32}, "-", "32 clients, closed"},
+	} {
+		if v, tg := RatingStepVerdict(c.step), RatingStepTarget("rate", c.step); v != c.verdict || tg != c.tgt {
+			t.Errorf("step %+v: %q, %q; want %q, %q", c.step, v, tg, c.verdict, c.tgt)
+		}
+	}
+}
