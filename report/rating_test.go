@@ -196,7 +196,7 @@ func TestRatingInconclusiveConditionInterval(t *testing.T) {
 // table's: an inconclusive step is not FAIL there either.
 func TestRatingStepCells(t *testing.T) {
 	for _, c := range []struct {
-		step          results.RatingStep
+		step         results.RatingStep
 		verdict, tgt string
 	}{
 		{results.RatingStep{Kind: "search", Target: 2000, Verdict: "inconclusive", InconclusiveWhy: "dbrig's load generator was late (dispatch lag p95 30ms)"}, "inconclusive (dbrig late)", "2,000 ops/s"},
