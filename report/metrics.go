@@ -1,8 +1,6 @@
 package report
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 
@@ -60,35 +58,9 @@ func JSONRun(w io.Writer, runID int64, status string, sums []measure.Summary, ms
 // "workers": each worker's figures and the sentences that flag the ones
 // that fell behind, as `dbrig runs show ID --json` prints them.
 func JSONRunWorkers(w io.Writer, runID int64, status string, sums []measure.Summary, ms []results.RunMetric, ws *analysis.Workers) error {
-	if len(ms) == 0 && ws == nil {
-		return JSON(w, runID, status, sums)
-	}
-	b, err := json.Marshal(Result(runID, status, sums))
-	if err != nil {
-		return fmt.Errorf("json: %w", err)
-	}
-	obj := map[string]json.RawMessage{}
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return fmt.Errorf("json: %w", err)
-	}
-	if ws != nil {
-		if obj["workers"], err = json.Marshal(ws); err != nil {
-			return fmt.Errorf("json: workers: %w", err)
-		}
-	}
-	for _, m := range ms {
-		if _, taken := obj[m.Name]; taken {
-			continue // never hide a field of the result
-		}
-		v, err := json.Marshal(m.Value)
-		if err != nil {
-			return fmt.Errorf("json: metric %s: %w", m.Name, err)
-		}
-		obj[m.Name] = v
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(obj)
+	res := analysis.ResultOf(MemoryRun(runID, status, sums, ms))
+	res.Workers = ws
+	return WriteResultJSON(w, res)
 }
 
 // LoadLine writes one line on the load phase of a run that also measured:
