@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -131,7 +132,9 @@ type LoadPhase struct {
 	DurationS       float64
 	RecordsPerSec   float64
 	Batches         int64
+	BatchesPerSec   float64
 	BatchErrors     int64
+	BatchErrorRate  float64
 	RecordsPerBatch float64
 	BatchLatency    Latency // per batch, µs
 	MeanUSPerRecord float64 // BatchLatency.Mean / RecordsPerBatch
@@ -170,9 +173,14 @@ func ResultOf(r Run) Result {
 	}
 	res.Experiment, res.Matrix = benchOf(res.Name, res.Tags)
 	for _, s := range d.Phases {
-		if s.Phase == measure.PhaseLoad && s.Records > 0 && res.LoadPhase == nil {
-			lp := LoadPhaseOf(s)
-			res.LoadPhase = &lp
+		if s.Phase == measure.PhaseLoad && res.LoadPhase == nil {
+			if s.Records == 0 {
+				s.Records, s.Wanted = storedRecords(d.Events)
+			}
+			if s.Records > 0 {
+				lp := LoadPhaseOf(s)
+				res.LoadPhase = &lp
+			}
 		}
 	}
 	for _, s := range MeasurePhases(d.Phases) {
@@ -223,6 +231,35 @@ func benchOf(name string, tags []string) (string, map[string]string) {
 	return exp, m
 }
 
+// storedRecords reads the records a load phase inserted (and the data set
+// was to have) from its phase_end (and phase_start) events: the store's
+// phases table has no column for them ("records=N" in the details).
+func storedRecords(events []results.Event) (records, wanted int64) {
+	num := func(detail string) int64 {
+		for _, w := range strings.Fields(detail) {
+			if v, ok := strings.CutPrefix(w, "records="); ok {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err == nil {
+					return n
+				}
+			}
+		}
+		return 0
+	}
+	for _, e := range events {
+		if e.Name != measure.PhaseLoad {
+			continue
+		}
+		switch e.Kind {
+		case "phase_start":
+			wanted = num(e.Detail)
+		case "phase_end":
+			records = num(e.Detail)
+		}
+	}
+	return records, wanted
+}
+
 // PhaseOf computes the figures of one phase: its operations, then OVERALL.
 func PhaseOf(s measure.Summary) PhaseResult {
 	p := PhaseResult{Phase: s.Phase, Start: s.Start, End: s.End, DurationS: s.End.Sub(s.Start).Seconds(),
@@ -254,6 +291,10 @@ func LoadPhaseOf(s measure.Summary) LoadPhase {
 		BatchLatency: latencyOf(s.Overall.Response)}
 	if lp.DurationS > 0 {
 		lp.RecordsPerSec = float64(s.Records) / lp.DurationS
+		lp.BatchesPerSec = float64(lp.Batches) / lp.DurationS
+	}
+	if lp.Batches > 0 {
+		lp.BatchErrorRate = float64(lp.BatchErrors) / float64(lp.Batches)
 	}
 	if ok := lp.Batches - lp.BatchErrors; ok > 0 {
 		lp.RecordsPerBatch = float64(s.Records) / float64(ok)

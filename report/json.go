@@ -216,7 +216,7 @@ func ResultJSON(res analysis.Result) JSONResult {
 	if lp := res.LoadPhase; lp != nil {
 		out.LoadPhase = &JSONLoadPhase{Records: lp.Records, Wanted: lp.Wanted, Partial: lp.Partial, DurationS: lp.DurationS,
 			RecordsPerS: lp.RecordsPerSec, Batches: lp.Batches, BatchErrors: lp.BatchErrors, RecordsPerBatch: lp.RecordsPerBatch,
-			BatchLatency: statsJSON(analysis.OpResult{Count: lp.Batches, Errors: lp.BatchErrors}, lp.BatchLatency), MeanUSPerRecord: lp.MeanUSPerRecord}
+			BatchLatency: statsJSON(analysis.OpResult{Count: lp.Batches, Errors: lp.BatchErrors, Throughput: lp.BatchesPerSec, ErrorRate: lp.BatchErrorRate}, lp.BatchLatency), MeanUSPerRecord: lp.MeanUSPerRecord}
 	}
 	for _, p := range res.Phases {
 		out.Phases = append(out.Phases, phaseJSON(p))

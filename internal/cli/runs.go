@@ -69,8 +69,7 @@ func runsCmd(ctx context.Context, e *env, args []string) error {
 		if *asJSON {
 			return report.StoredRunJSON(ctx, e.stdout, store, d.ID)
 		}
-		report.RunShow(e.stdout, d)
-		return nil
+		return report.StoredRunShow(ctx, e.stdout, store, d.ID)
 	case "compare":
 		if len(ids) != 2 {
 			return usagef("dbrig runs compare: expected two run ids (baseline first)")
