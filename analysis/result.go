@@ -34,6 +34,8 @@ type Result struct {
 	// Phases are the phases the summary lists: the measure phases, or
 	// every phase when there is none (a load-only run).
 	Phases []PhaseResult
+	// AllPhases are every stored phase, in order (warmup and load too).
+	AllPhases []PhaseResult
 	// Shown is the phase the tables and --json show (ShownPhase): nil
 	// without phases; ShownNote says why it is not a measure phase.
 	Shown     *PhaseResult
@@ -182,6 +184,12 @@ func ResultOf(r Run) Result {
 				res.LoadPhase = &lp
 			}
 		}
+	}
+	for _, s := range d.Phases {
+		if s.Phase == measure.PhaseLoad && s.Records == 0 {
+			s.Records, s.Wanted = storedRecords(d.Events)
+		}
+		res.AllPhases = append(res.AllPhases, PhaseOf(s))
 	}
 	for _, s := range MeasurePhases(d.Phases) {
 		res.Phases = append(res.Phases, PhaseOf(s))
