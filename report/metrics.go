@@ -89,10 +89,3 @@ type headlineRow struct {
 	Name, Value, Doc string
 }
 
-func headlineRows(ms []results.RunMetric) []headlineRow {
-	out := make([]headlineRow, len(ms))
-	for i, m := range ms {
-		out[i] = headlineRow{Name: m.Name, Value: MetricValue(m), Doc: m.Doc}
-	}
-	return out
-}
