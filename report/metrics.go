@@ -88,4 +88,3 @@ func LoadLine(w io.Writer, sums []measure.Summary) error {
 type headlineRow struct {
 	Name, Value, Doc string
 }
-
