@@ -347,3 +347,40 @@ func TestRunsExportBadInput(t *testing.T) {
 		t.Errorf("-o wrote %q", b)
 	}
 }
+
+// runs export rating:ID --what steps writes each step as stored.
+func TestRunsExportSteps(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "r.db")
+	s := openStore(t, path)
+	rid, err := s.CreateRating(ctx, results.Rating{Name: "r", System: "sim", Workload: "ycsb/workloada", SLA: "p99 < 5ms", By: "rate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []results.RatingStep{
+		{Kind: "search", Target: 1000, Achieved: 998.5, Pass: true, RunID: 7, Seconds: 10,
+			Terms: []results.RatingTerm{{Term: "p99", Measured: 3.5, Limit: 5, Unit: "ms", Pass: true}}},
+		{Kind: "search", Target: 2000, Achieved: 1500, Reason: "p99 12ms > 5ms", Seconds: 10,
+			Terms: []results.RatingTerm{{Term: "p99", Measured: 12, Limit: 5, Unit: "ms"}}},
+	}
+	for i, st := range steps {
+		if err := s.AddRatingStep(ctx, rid, i+1, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	code, out, errOut := dbrig(t, ctx, "runs", "export", fmt.Sprintf("rating:%d", rid), "--what", "steps", "--store", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := csvRows(t, out)
+	if len(rows) != 2 || rows[0]["target"] != "1000" || rows[0]["achieved"] != "998.5" || rows[0]["pass"] != "true" || rows[0]["run_id"] != "7" ||
+		rows[0]["terms"] != "p99 3.5/5 ms pass" || rows[1]["pass"] != "false" || rows[1]["reason"] != "p99 12ms > 5ms" || rows[1]["run_id"] != "" {
+		t.Errorf("steps = %v", rows)
+	}
+	code, out, _ = dbrig(t, ctx, "runs", "export", fmt.Sprintf("rating:%d", rid), "--what", "steps", "--format", "json", "--store", path)
+	if code != 0 {
+		t.Fatalf("json: exit %d", code)
+	}
+	validate(t, schema(t, "export.schema.json"), out)
+}
