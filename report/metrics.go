@@ -63,23 +63,19 @@ func JSONRunWorkers(w io.Writer, runID int64, status string, sums []measure.Summ
 	return WriteResultJSON(w, res)
 }
 
-// LoadLine writes one line on the load phase of a run that also measured:
-// records inserted and the rate, which the measure table leaves out.
+// LoadLine writes the load phase of a run that also measured (the
+// measure table leaves it out): records inserted and the rate, and the
+// batches' latency with the mean it comes to per record (writeLoadPhase).
 func LoadLine(w io.Writer, sums []measure.Summary) error {
 	ew := &errWriter{w: w}
-	hasMeasure := false
-	for _, s := range sums {
-		hasMeasure = hasMeasure || s.Phase == measure.PhaseMeasure
+	if _, ok := measure.Measured(sums); !ok {
+		return nil // a load-only run: its own summary shows the load
 	}
 	for _, s := range sums {
-		if s.Phase != measure.PhaseLoad || !hasMeasure || s.Records == 0 {
+		if s.Phase != measure.PhaseLoad || s.Records == 0 || !s.End.After(s.Start) {
 			continue
 		}
-		dur := s.End.Sub(s.Start)
-		if dur <= 0 {
-			continue
-		}
-		ew.printf("load phase: %s records in %s, %s records/s\n", format.Int(s.Records), format.Duration(dur), format.Rate(float64(s.Records)/dur.Seconds()))
+		writeLoadPhase(ew, analysis.LoadPhaseOf(s))
 	}
 	return ew.err
 }

@@ -25,11 +25,38 @@ import (
 	"github.com/dbrig/dbrig/web/webtest"
 )
 
-// schema compiles one of the JSON Schemas the docs ship.
+// schema compiles one of the JSON Schemas the docs ship, each of them
+// known by its $id so that they can refer to each other.
 func schema(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
+	dir := filepath.Join("..", "..", "docs", "reference", "schema")
+	files, err := filepath.Glob(filepath.Join(dir, "*.schema.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no schemas in %s: %v", dir, err)
+	}
 	c := jsonschema.NewCompiler()
-	s, err := c.Compile(filepath.Join("..", "..", "docs", "reference", "schema", name))
+	id := ""
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		fid, _ := doc.(map[string]any)["$id"].(string)
+		if fid == "" {
+			t.Fatalf("%s has no $id", f)
+		}
+		if err := c.AddResource(fid, doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if filepath.Base(f) == name {
+			id = fid
+		}
+	}
+	s, err := c.Compile(id)
 	if err != nil {
 		t.Fatalf("schema %s: %v", name, err)
 	}
@@ -383,4 +410,56 @@ func TestRunsExportSteps(t *testing.T) {
 		t.Fatalf("json: exit %d", code)
 	}
 	validate(t, schema(t, "export.schema.json"), out)
+}
+
+// dbrig bench --json: every run is a run document of the schema, with its
+// matrix values and the same figures `runs show --json` gives of it.
+func TestBenchJSONSchema(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "r.db")
+	exp := filepath.Join(dir, "sweep.yaml")
+	writeFile(t, exp, `name: sweep
+system: {driver: sim}
+dataset: {records: 300}
+workload: {files: [workloada], props: {operationcount: "200"}}
+load: {model: closed, clients: 1, duration: 2s}
+matrix:
+  clients: [1, 2]
+`)
+	code, out, errOut := dbrig(t, ctx, "bench", exp, "--store", store, "--quiet", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	doc := validate(t, schema(t, "bench.schema.json"), out)
+	runs := doc["runs"].([]any)
+	if len(runs) != 2 {
+		t.Fatalf("runs = %v", runs)
+	}
+	for i, r := range runs {
+		rm := r.(map[string]any)
+		if rm["matrix"].(map[string]any)["load.clients"] != strconv.Itoa(i+1) {
+			t.Errorf("run %d matrix %v", i, rm["matrix"])
+		}
+		lp, ok := rm["load_phase"].(map[string]any)
+		if !ok || lp["records"] != 300.0 {
+			t.Errorf("run %d load_phase %v", i, rm["load_phase"])
+		}
+		id := strconv.FormatInt(int64(rm["run_id"].(float64)), 10)
+		code, show, _ := dbrig(t, ctx, "runs", "show", id, "--json", "--store", store)
+		if code != 0 {
+			t.Fatalf("runs show %s: exit %d", id, code)
+		}
+		stored := validate(t, schema(t, "run.schema.json"), show)
+		if stored["experiment"] != "sweep" || stored["matrix"].(map[string]any)["clients"] != strconv.Itoa(i+1) {
+			t.Errorf("stored run %s: experiment %v matrix %v", id, stored["experiment"], stored["matrix"])
+		}
+		for _, k := range []string{"count", "errors", "p50_us", "p99_us", "max_us"} {
+			a := rm["ops"].(map[string]any)["OVERALL"].(map[string]any)[k]
+			b := stored["ops"].(map[string]any)["OVERALL"].(map[string]any)[k]
+			if a != b {
+				t.Errorf("run %s OVERALL %s: bench %v, stored %v", id, k, a, b)
+			}
+		}
+	}
 }
