@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -281,35 +282,52 @@ func impactJSONOf(runID int64, im analysis.Impact) impactJSON {
 	return j
 }
 
-// WriteResultJSON writes a run's result as one JSON object: JSONResult,
-// its workers' figures for a distributed run, and each headline metric as
-// a top-level number under its name ("tpmc", "tpm_total", …) unless a key
-// of the result has that name.
+// WriteResultJSON writes a run's result as one JSON object: JSONResult
+// (in its order), its workers' figures for a distributed run, and each
+// headline metric as a top-level number under its name ("tpmc",
+// "tpm_total", …) unless a key of the result has that name.
 func WriteResultJSON(w io.Writer, res analysis.Result) error {
 	b, err := json.Marshal(ResultJSON(res))
 	if err != nil {
 		return fmt.Errorf("json: %w", err)
 	}
-	obj := map[string]json.RawMessage{}
-	if err := json.Unmarshal(b, &obj); err != nil {
+	taken := map[string]json.RawMessage{}
+	if err := json.Unmarshal(b, &taken); err != nil {
 		return fmt.Errorf("json: %w", err)
 	}
+	var extra bytes.Buffer
+	add := func(key string, v any) error {
+		if _, ok := taken[key]; ok {
+			return nil // never hide a field of the result
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("json: %s: %w", key, err)
+		}
+		k, _ := json.Marshal(key)
+		taken[key] = raw
+		extra.WriteByte(',')
+		extra.Write(k)
+		extra.WriteByte(':')
+		extra.Write(raw)
+		return nil
+	}
 	if res.Workers != nil {
-		if obj["workers"], err = json.Marshal(res.Workers); err != nil {
-			return fmt.Errorf("json: workers: %w", err)
+		if err := add("workers", res.Workers); err != nil {
+			return err
 		}
 	}
 	for _, m := range res.Headline {
-		if _, taken := obj[m.Name]; taken {
-			continue // never hide a field of the result
+		if err := add(m.Name, m.Value); err != nil {
+			return err
 		}
-		v, err := json.Marshal(m.Value)
-		if err != nil {
-			return fmt.Errorf("json: metric %s: %w", m.Name, err)
-		}
-		obj[m.Name] = v
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(obj)
+	doc := append(append(b[:len(b)-1:len(b)-1], extra.Bytes()...), '}')
+	var out bytes.Buffer
+	if err := json.Indent(&out, doc, "", "  "); err != nil {
+		return fmt.Errorf("json: %w", err)
+	}
+	out.WriteByte('\n')
+	_, err = w.Write(out.Bytes())
+	return err
 }
