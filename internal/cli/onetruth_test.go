@@ -277,6 +277,13 @@ func TestOneTruth(t *testing.T) {
 			t.Errorf("export impacts %s = %q, JSON %v", k, imRows[0][k], f(im, k))
 		}
 	}
+	wantRec := ""
+	if rec, ok := im.(map[string]any)["recovery_ms"].(float64); ok {
+		wantRec = strconv.FormatFloat(rec, 'f', -1, 64)
+	}
+	if imRows[0]["recovery_ms"] != wantRec {
+		t.Errorf("export impacts recovery_ms = %q, JSON %v", imRows[0]["recovery_ms"], im.(map[string]any)["recovery_ms"])
+	}
 	ivs := csvRows(t, run("runs", "export", ids, "--what", "intervals"))
 	if len(ivs) == 0 || ivs[0]["run_id"] != ids || ivs[0]["t_s"] == "" {
 		t.Errorf("export intervals: %v", ivs[:min(1, len(ivs))])
