@@ -174,27 +174,24 @@ func ResultOf(r Run) Result {
 		res.Tags = d.Info.Tags
 	}
 	res.Experiment, res.Matrix = benchOf(res.Name, res.Tags)
-	for _, s := range d.Phases {
-		if s.Phase == measure.PhaseLoad && res.LoadPhase == nil {
-			if s.Records == 0 {
-				s.Records, s.Wanted = storedRecords(d.Events)
-			}
-			if s.Records > 0 {
-				lp := LoadPhaseOf(s)
-				res.LoadPhase = &lp
-			}
-		}
-	}
-	for _, s := range d.Phases {
+	// The store keeps a load phase's records only in its events.
+	phases := append([]measure.Summary(nil), d.Phases...)
+	for i, s := range phases {
 		if s.Phase == measure.PhaseLoad && s.Records == 0 {
-			s.Records, s.Wanted = storedRecords(d.Events)
+			phases[i].Records, phases[i].Wanted = storedRecords(d.Events)
 		}
-		res.AllPhases = append(res.AllPhases, PhaseOf(s))
 	}
-	for _, s := range MeasurePhases(d.Phases) {
+	for _, s := range phases {
+		res.AllPhases = append(res.AllPhases, PhaseOf(s))
+		if s.Phase == measure.PhaseLoad && s.Records > 0 && res.LoadPhase == nil {
+			lp := LoadPhaseOf(s)
+			res.LoadPhase = &lp
+		}
+	}
+	for _, s := range MeasurePhases(phases) {
 		res.Phases = append(res.Phases, PhaseOf(s))
 	}
-	if s, note, ok := ShownPhase(d.Phases); ok {
+	if s, note, ok := ShownPhase(phases); ok {
 		p := PhaseOf(s)
 		res.Shown, res.ShownNote = &p, note
 	}
