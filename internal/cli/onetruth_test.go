@@ -345,6 +345,17 @@ func TestRunJSONLoadPhase(t *testing.T) {
 	if doc["schema_version"] != 2.0 || len(doc["phases"].([]any)) != 1 {
 		t.Errorf("schema_version %v, phases %v", doc["schema_version"], doc["phases"])
 	}
+
+	// dbrig load --json: the load phase is the one shown, and load_phase too.
+	code, out, errOut = dbrig(t, ctx, "load", "--driver", "sim", "--store", store, "--quiet", "--json", "-p", "recordcount=400", "--batch", "100")
+	if code != 0 {
+		t.Fatalf("load: exit %d\n%s", code, errOut)
+	}
+	doc = validate(t, schema(t, "run.schema.json"), out)
+	lp, ok = doc["load_phase"].(map[string]any)
+	if !ok || lp["records"] != 400.0 || lp["batches"] != 4.0 || doc["phase"] != "load" {
+		t.Errorf("load --json: phase %v, load_phase %v", doc["phase"], doc["load_phase"])
+	}
 }
 
 // Unknown export formats and contents are bad input that names the valid ones.
