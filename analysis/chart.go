@@ -66,6 +66,10 @@ type Chart struct {
 	// intervals at different x, while within one run a gap is a real hole.
 	SpanGaps bool    `json:"spanGaps,omitempty"`
 	XMax     float64 `json:"xMax,omitempty"`
+	// YMax, when set, is the top of the y-scale (before the renderers'
+	// headroom): what lies above it, such as the load phase's per-batch
+	// latencies, is clipped so it does not flatten what matters.
+	YMax float64 `json:"yMax,omitempty"`
 }
 
 // Line is one series of a chart; Y has len(Chart.X) values.

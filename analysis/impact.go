@@ -20,6 +20,9 @@ type Window struct {
 	P50, P95, P99, Max int64         // µs
 	Throughput         float64       // successful operations per second
 	Ops, Errors        int64
+	// Secs is how much stored measurement the window covers, in seconds:
+	// 0 when nothing of it was measured (its figures are not zeros then).
+	Secs float64
 }
 
 // Impact is what one fault cost, read from the stored run (so it can be
@@ -45,11 +48,20 @@ type Impact struct {
 	Start, End              time.Duration // since the run's start; End = Start for a kill
 	Baseline, During, After Window
 	ThroughputChangePct     float64 // During against Baseline
-	P99ChangePct            float64
-	UnavailableS            int            // seconds after the fault with no successful operation
-	Recovery                *time.Duration // nil: not recovered before the phase ended
-	Threshold               int64          // µs: an operation slower than this is slow (baseline mean + 2σ)
-	SlowShare               float64        // the share of slow operations a calm second may have
+	// Response-time percentiles During against Baseline, in percent
+	// (0 when the baseline has none: see Figure).
+	P50ChangePct, P95ChangePct, P99ChangePct float64
+	UnavailableS                             int            // seconds after the fault with no successful operation
+	Recovery                                 *time.Duration // nil: not recovered (RecoveryCut says why)
+	// RecoveryCut says why Recovery is nil: RecoveryCutNextFault or
+	// RecoveryCutEndOfRun when the window ended first (RecoveryAtLeast
+	// then is how long recovery could be watched: it took longer),
+	// RecoveryCutNeverCalm when the baseline had no calm second to recover
+	// to. "" when it recovered.
+	RecoveryCut     string
+	RecoveryAtLeast time.Duration
+	Threshold       int64   // µs: an operation slower than this is slow (baseline mean + 2σ)
+	SlowShare       float64 // the share of slow operations a calm second may have
 	// Precise is set when Recovery, Threshold and UnavailableMS come from
 	// the per-operation timeline (see Precise); else they are per second
 	// and UnavailableMS is UnavailableS in ms.
@@ -61,7 +73,17 @@ type Impact struct {
 	// Lags are the replicas' replication lag around the fault
 	// (replication.go); nil when the run sampled none.
 	Lags []ReplicaLag
+	// cut is what ends the window after the fault (RecoveryCutNextFault or
+	// RecoveryCutEndOfRun), kept for Precise.
+	cut string
 }
+
+// Why a recovery could not be measured (Impact.RecoveryCut).
+const (
+	RecoveryCutNextFault = "next fault" // the next fault struck before RecoveryHold calm seconds
+	RecoveryCutEndOfRun  = "end of run" // the measure phase ended first
+	RecoveryCutNeverCalm = "never calm" // no calm baseline second: nothing to recover to
+)
 
 // RunImpacts is Impacts refined by the run's per-operation timeline when
 // it has one (Precise: unavailable time in ms, recovery per operation),
@@ -137,9 +159,10 @@ func Impacts(r Run) []Impact {
 			}
 		}
 		next := measureEnd
+		im.cut = RecoveryCutEndOfRun
 		for _, f := range d.Events[i+1:] {
 			if isStart(f) {
-				next = f.Time.Sub(d.Start)
+				next, im.cut = f.Time.Sub(d.Start), RecoveryCutNextFault
 				break
 			}
 		}
@@ -157,9 +180,18 @@ func Impacts(r Run) []Impact {
 		im.During = window(seconds, im.Start, duringEnd)
 		im.After = window(seconds, duringEnd, next)
 		im.ThroughputChangePct = changePct(im.Baseline.Throughput, im.During.Throughput)
+		im.P50ChangePct = changePct(float64(im.Baseline.P50), float64(im.During.P50))
+		im.P95ChangePct = changePct(float64(im.Baseline.P95), float64(im.During.P95))
 		im.P99ChangePct = changePct(float64(im.Baseline.P99), float64(im.During.P99))
-		im.Threshold, im.SlowShare, im.Recovery, im.UnavailableS = recovery(seconds, from, firstFault, im.Start, next)
+		rc := recovery(seconds, from, firstFault, im.Start, next)
+		im.Threshold, im.SlowShare, im.Recovery, im.UnavailableS = rc.threshold, rc.allowed, rc.rec, rc.unavailable
 		im.UnavailableMS = int64(im.UnavailableS) * 1000
+		if im.Recovery == nil {
+			im.RecoveryCut, im.RecoveryAtLeast = RecoveryCutNeverCalm, 0
+			if rc.steady {
+				im.RecoveryCut, im.RecoveryAtLeast = im.cut, max(next-im.Start-RecoveryHold*time.Second, 0)
+			}
+		}
 		im.Shares = shares(dataTraffic(r.Traffic, r.Nodes), [3]span{{from, firstFault}, {im.Start, duringEnd}, {duringEnd, next}})
 		im.Lags = replicaLags(r.Gauges, from, firstFault, im.Start, im.End, next)
 		out = append(out, im)
@@ -233,6 +265,7 @@ func window(ss []faultSecond, from, to time.Duration) Window {
 			h.Merge(s.hist)
 		}
 	}
+	w.Secs = secs
 	if secs > 0 {
 		w.Throughput = float64(w.Ops-w.Errors) / secs
 	}
@@ -248,16 +281,35 @@ func changePct(base, v float64) float64 {
 	return 100 * (v - base) / base
 }
 
+// recovered is what recovery found.
+type recovered struct {
+	threshold   int64
+	allowed     float64
+	rec         *time.Duration
+	unavailable int
+	steady      bool // some baseline second was calm by the same rule
+}
+
 // recovery applies the rule of Impact to the seconds from the fault on.
-func recovery(ss []faultSecond, from, calmEnd, start, end time.Duration) (threshold int64, allowed float64, rec *time.Duration, unavailable int) {
+func recovery(ss []faultSecond, from, calmEnd, start, end time.Duration) recovered {
 	base := measure.NewHistogram()
 	for _, s := range ss {
 		if s.from >= from && s.to <= calmEnd && s.hist != nil {
 			base.Merge(s.hist)
 		}
 	}
-	threshold = CalmBound(base.Mean(), base.StdDev())
-	allowed = max(2*slowShare(base, threshold), 0.01)
+	var r recovered
+	r.threshold = CalmBound(base.Mean(), base.StdDev())
+	r.allowed = max(2*slowShare(base, r.threshold), 0.01)
+	good := func(s faultSecond) bool {
+		return s.ops > 0 && s.errors == 0 && s.hist != nil && calm(s.hist, r.threshold, r.allowed)
+	}
+	for _, s := range ss {
+		if s.from >= from && s.to <= calmEnd && good(s) {
+			r.steady = true
+			break
+		}
+	}
 	held := 0
 	var since time.Duration
 	for _, s := range ss {
@@ -265,10 +317,9 @@ func recovery(ss []faultSecond, from, calmEnd, start, end time.Duration) (thresh
 			continue
 		}
 		if s.ops-s.errors <= 0 {
-			unavailable++
+			r.unavailable++
 		}
-		good := s.ops > 0 && s.errors == 0 && s.hist != nil && calm(s.hist, threshold, allowed)
-		switch {
+		switch good := good(s); {
 		case !good:
 			held = 0
 		case held == 0:
@@ -276,12 +327,12 @@ func recovery(ss []faultSecond, from, calmEnd, start, end time.Duration) (thresh
 		default:
 			held++
 		}
-		if held == RecoveryHold && rec == nil {
-			r := max(since-start, 0)
-			rec = &r
+		if held == RecoveryHold && r.rec == nil {
+			d := max(since-start, 0)
+			r.rec = &d
 		}
 	}
-	return threshold, allowed, rec, unavailable
+	return r
 }
 
 // calm tells whether a second had no more slow operations (above t) than
@@ -383,7 +434,14 @@ func Precise(ims []Impact, ops []results.TimedOp) []Impact {
 		allowed := max(2*float64(slow)/float64(len(base)), 0.01)
 		im.Threshold, im.SlowShare, im.Precise = threshold, allowed, true
 		im.UnavailableMS = longestOutage(window, start, until)
-		im.Recovery = opRecovery(window, threshold, allowed, until)
+		var atLeast time.Duration
+		im.Recovery, atLeast = opRecovery(window, threshold, allowed, until)
+		switch {
+		case im.Recovery != nil:
+			im.RecoveryCut, im.RecoveryAtLeast = "", 0
+		case im.RecoveryCut != RecoveryCutNeverCalm:
+			im.RecoveryCut, im.RecoveryAtLeast = im.cut, atLeast
+		}
 	}
 	return out
 }
@@ -411,8 +469,9 @@ func longestOutage(ops []results.TimedOp, start, until int64) int64 {
 }
 
 // opRecovery applies the per-operation rule (see Precise) to ops sorted by
-// intended start.
-func opRecovery(ops []results.TimedOp, threshold int64, allowed float64, until int64) *time.Duration {
+// intended start. Without a recovery before until, atLeast is how long
+// after its first bad operations recovery could be watched.
+func opRecovery(ops []results.TimedOp, threshold int64, allowed float64, until int64) (rec *time.Duration, atLeast time.Duration) {
 	bad := func(o results.TimedOp) bool { return !o.OK || o.LatencyUS > threshold }
 	begin := -1
 	for i, run := 0, 0; i < len(ops); i++ {
@@ -427,14 +486,15 @@ func opRecovery(ops []results.TimedOp, threshold int64, allowed float64, until i
 	}
 	if begin < 0 {
 		zero := time.Duration(0)
-		return &zero
+		return &zero, 0
 	}
 	hold := int64(RecoveryHold) * 1e6
+	atLeast = time.Duration(max(until-hold-ops[begin].StartUS, 0)) * time.Microsecond
 	// Two pointers: [j, k) are the operations within hold of ops[j].
 	k, failed, slow := begin, 0, 0
 	for j := begin; j < len(ops); j++ {
 		if ops[j].StartUS+hold > until {
-			return nil
+			return nil, atLeast
 		}
 		for k < len(ops) && ops[k].StartUS < ops[j].StartUS+hold {
 			if !ops[k].OK {
@@ -448,7 +508,7 @@ func opRecovery(ops []results.TimedOp, threshold int64, allowed float64, until i
 		expect := n * allowed
 		if j > begin && failed == 0 && float64(slow) <= expect+3*math.Sqrt(expect)+1 {
 			d := time.Duration(ops[j].StartUS-ops[begin].StartUS) * time.Microsecond
-			return &d
+			return &d, 0
 		}
 		if !ops[j].OK {
 			failed--
@@ -456,7 +516,7 @@ func opRecovery(ops []results.TimedOp, threshold int64, allowed float64, until i
 			slow--
 		}
 	}
-	return nil
+	return nil, atLeast
 }
 
 // Stat is the median and range of one figure over repeated runs.

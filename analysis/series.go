@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
@@ -15,6 +16,7 @@ const noIntervals = "no per-second intervals were stored for this run (it ended 
 // charts computes, per operation (OVERALL first), throughput and latency
 // over time and the percentile distribution, then the errors over time.
 func charts(runs []Run, ops []string) []Chart {
+	runs = plottedRuns(runs)
 	multi := len(runs) > 1
 	x := TimeAxis(runs)
 	bands, marks := Events(runs)
@@ -58,10 +60,69 @@ func charts(runs []Run, ops []string) []Chart {
 		if len(x) == 0 {
 			tp.Note, lat.Note = noIntervals, noIntervals
 		}
+		lat.YMax = loadlessMax(runs, op)
 		out = append(out, tp, lat, distribution(runs, op, multi))
 	}
 	out = append(out, errorChart(runs, x, bands, marks, xmax, multi))
 	return append(out, nodeCharts(runs, bands, marks, xmax)...)
+}
+
+// plottedRuns are runs with the intervals their time charts plot
+// (plotted).
+func plottedRuns(runs []Run) []Run {
+	out := make([]Run, len(runs))
+	for i, r := range runs {
+		out[i] = r
+		out[i].Intervals = plotted(r.Intervals)
+	}
+	return out
+}
+
+// plotted leaves out each phase's trailing partial interval (shorter than
+// 90 % of the phase's others): its fraction of a second is when the
+// clients were stopping, so its rate is not the phase's and would plot as
+// a dip at the end of every run.
+func plotted(ivs []results.IntervalRow) []results.IntervalRow {
+	last := map[string]time.Duration{} // phase: the end of its last interval
+	for _, iv := range ivs {
+		last[iv.Phase] = max(last[iv.Phase], iv.T)
+	}
+	full := map[string]time.Duration{} // phase: its longest other interval
+	for _, iv := range ivs {
+		if iv.T != last[iv.Phase] {
+			full[iv.Phase] = max(full[iv.Phase], iv.Length)
+		}
+	}
+	out := make([]results.IntervalRow, 0, len(ivs))
+	for _, iv := range ivs {
+		if iv.T == last[iv.Phase] && iv.Length*10 < full[iv.Phase]*9 {
+			continue
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+// loadlessMax is the largest latency (ms) an op's latency chart shows
+// outside the load phase, its y-scale's top when runs have a load phase:
+// the load phase's latencies are per batch of inserts, and would flatten
+// the per-operation latencies of the measure phase. 0 without a load phase.
+func loadlessMax(runs []Run, op string) float64 {
+	loaded, top := false, 0.0
+	for _, r := range runs {
+		for _, iv := range r.Intervals {
+			switch {
+			case iv.Phase == measure.PhaseLoad:
+				loaded = true
+			case iv.Op == op && iv.Count > 0:
+				top = max(top, float64(max(iv.P50US, iv.P95US, iv.P99US, iv.SvcP99US))/1000)
+			}
+		}
+	}
+	if !loaded {
+		return 0
+	}
+	return top
 }
 
 // hasTarget tells whether the load model asked for a rate in any interval.

@@ -231,6 +231,7 @@ func phaseRows(ivs []results.IntervalRow) map[string][]results.IntervalRow {
 // workerCharts draws each worker's seconds beside the merged ones.
 func workerCharts(r Run) []Chart {
 	tpID, p99ID := WorkersChartIDs(r.Detail.ID)
+	r.Intervals = plotted(r.Intervals) // as the other time charts (series.go)
 	runs := []Run{r}
 	x := TimeAxis(runs)
 	bands, marks := Events(runs)

@@ -425,7 +425,7 @@ func storeImpacts(ctx context.Context, store *results.Store, out *Outcome) error
 			FaultP50: im.During.P50, FaultP95: im.During.P95, FaultP99: im.During.P99,
 			AfterP50: im.After.P50, AfterP95: im.After.P95, AfterP99: im.After.P99,
 			ThroughputChangePct: im.ThroughputChangePct, Errors: im.During.Errors + im.After.Errors,
-			UnavailableMS: im.UnavailableMS}
+			UnavailableMS: im.UnavailableMS, RecoveryCut: im.RecoveryCut}
 		if im.Recovery != nil {
 			ms := im.Recovery.Milliseconds()
 			rows[i].RecoveryMS = &ms

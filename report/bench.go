@@ -222,7 +222,7 @@ func propsLine(m map[string]string) string {
 func limitsOf(vs []spec.Verdict) []analysis.Limit {
 	out := make([]analysis.Limit, len(vs))
 	for i, v := range vs {
-		out[i] = analysis.Limit{Metric: v.Metric, Op: v.Op, Value: v.Value, Text: v.Text}
+		out[i] = analysis.Limit{Metric: v.Metric, Op: v.Op, Value: v.Value, Text: v.Text, IfMeasured: v.IfMeasured}
 	}
 	return out
 }

@@ -63,6 +63,9 @@ type impactJSON struct {
 	Errors              int64   `json:"errors"`
 	UnavailableMS       int64   `json:"unavailable_ms"`
 	RecoveryMS          *int64  `json:"recovery_ms"`
+	// RecoveryCut: why recovery_ms is null — "next fault", "end of run" or
+	// "never calm" (analysis.Impact.RecoveryCut).
+	RecoveryCut string `json:"recovery_cut,omitempty"`
 	// NotFired: the fault failed to fire; its figures are all zero and mean
 	// nothing, and it fails every verdict.
 	NotFired bool `json:"not_fired,omitempty"`

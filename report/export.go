@@ -113,7 +113,7 @@ func exportIntervals(runs []analysis.Run) *exportTable {
 var impactCols = []string{"run_id", "fault", "target", "not_fired", "start_ms", "end_ms",
 	"baseline_p50_us", "baseline_p95_us", "baseline_p99_us", "fault_p50_us", "fault_p95_us", "fault_p99_us",
 	"after_p50_us", "after_p95_us", "after_p99_us", "baseline_throughput", "fault_throughput", "after_throughput",
-	"throughput_change_pct", "errors", "unavailable_ms", "recovery_ms", "outcome"}
+	"throughput_change_pct", "errors", "unavailable_ms", "recovery_ms", "recovery_cut", "outcome"}
 
 // exportImpacts: every fault of every run, as --json has them.
 func exportImpacts(runs []analysis.Run) *exportTable {
@@ -129,7 +129,7 @@ func exportImpacts(runs []analysis.Run) *exportTable {
 			t.add(j.RunID, j.Fault, j.Target, j.NotFired, j.StartMS, j.EndMS,
 				j.BaselineP50US, j.BaselineP95US, j.BaselineP99US, j.FaultP50US, j.FaultP95US, j.FaultP99US,
 				j.AfterP50US, j.AfterP95US, j.AfterP99US, im.Baseline.Throughput, im.During.Throughput, im.After.Throughput,
-				j.ThroughputChangePct, j.Errors, j.UnavailableMS, rec, im.Outcome)
+				j.ThroughputChangePct, j.Errors, j.UnavailableMS, rec, j.RecoveryCut, im.Outcome)
 		}
 	}
 	return t

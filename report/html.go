@@ -136,12 +136,11 @@ type runView struct {
 // impactRow is one fault's cost, formatted.
 type impactRow struct {
 	Fault, At, Detail, Outcome     string
-	Before, During, After          string // p99
+	Before, During, After          string // p50 / p95 / p99 (Percentiles)
 	TputBefore, TputDuring, Change string
 	Unavailable, Recovery          string
 	Shares                         string // client traffic by node (ShareLine)
 	Lags                           string // replication lag (LagLine)
-	P50, P95                       string // before / during / after
 }
 
 type sumRow struct {
@@ -274,18 +273,10 @@ func impactRowOf(im analysis.Impact) impactRow {
 		return impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
 			Before: "–", During: "–", After: "–", TputBefore: "–", TputDuring: "–", Change: "–", Unavailable: "–", Recovery: "did not fire"}
 	}
-	rec := "not recovered"
-	if im.Recovery != nil {
-		rec = format.Elapsed(*im.Recovery)
-	}
-	bda := func(f func(analysis.Window) int64) string {
-		return format.MicrosInt(f(im.Baseline)) + " / " + format.MicrosInt(f(im.During)) + " / " + format.MicrosInt(f(im.After))
-	}
 	return impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
-		Before: format.MicrosInt(im.Baseline.P99), During: format.MicrosInt(im.During.P99), After: format.MicrosInt(im.After.P99),
+		Before: Percentiles(im.Baseline), During: Percentiles(im.During), After: Percentiles(im.After),
 		TputBefore: format.Rate(im.Baseline.Throughput), TputDuring: format.Rate(im.During.Throughput),
-		Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: unavailable(im), Recovery: rec, Shares: ShareLine(im), Lags: LagLine(im),
-		P50: bda(func(w analysis.Window) int64 { return w.P50 }), P95: bda(func(w analysis.Window) int64 { return w.P95 })}
+		Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: unavailable(im), Recovery: RecoveryText(im), Shares: ShareLine(im), Lags: LagLine(im)}
 }
 
 // loadPhaseText is the load phase in one sentence.

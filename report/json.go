@@ -262,7 +262,7 @@ func impactJSONOf(runID int64, im analysis.Impact) impactJSON {
 		FaultP50US: im.During.P50, FaultP95US: im.During.P95, FaultP99US: im.During.P99,
 		AfterP50US: im.After.P50, AfterP95US: im.After.P95, AfterP99US: im.After.P99,
 		ThroughputChangePct: im.ThroughputChangePct, Errors: im.During.Errors + im.After.Errors,
-		UnavailableMS: im.UnavailableMS}
+		UnavailableMS: im.UnavailableMS, RecoveryCut: im.RecoveryCut}
 	if im.Recovery != nil {
 		ms := im.Recovery.Milliseconds()
 		j.RecoveryMS = &ms

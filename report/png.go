@@ -148,6 +148,9 @@ func plotOf(c analysis.Chart) (*plot.Plot, error) {
 	}
 	p.Legend.Top = true
 	p.Y.Min = 0
+	if c.YMax > 0 {
+		p.Y.Max = c.YMax // the lines clip at the data area
+	}
 	p.Y.Max *= 1.05 // room for the top line and the labels
 	if p.Y.Max <= 0 {
 		p.Y.Max = 1

@@ -65,7 +65,9 @@ func RunShowResult(w io.Writer, d *results.RunDetail, res analysis.Result) error
 			writePhaseResult(ew, p)
 		}
 	}
-	writeImpactsShow(ew, res.Impacts)
+	if err := Impacts(ew.w, res.Impacts); err != nil && ew.err == nil {
+		ew.err = err
+	}
 	writeNodes(ew, res.Nodes)
 	if len(d.Events) > 0 {
 		ew.printf("\nevents:\n")
@@ -156,45 +158,6 @@ func writeLoadPhase(ew *errWriter, lp analysis.LoadPhase) {
 	}
 	if lp.Partial {
 		ew.printf("  the data set is partial: %s of %s records were loaded\n", format.Int(lp.Records), format.Int(lp.Wanted))
-	}
-}
-
-// writeImpactsShow writes what each fault cost: p50/p95/p99 before, during
-// and after it, throughput, unavailable time and recovery.
-func writeImpactsShow(ew *errWriter, ims []analysis.Impact) {
-	if len(ims) == 0 {
-		return
-	}
-	ew.printf("\nfaults and what they cost (response time before / during / after; see dbrig report for the charts):\n")
-	t := &table{}
-	t.add("fault", "at", "p50", "p95", "p99", "ops/s before", "during", "change", "unavailable", "recovery")
-	for _, im := range ims {
-		if im.NotFired {
-			t.add(im.Fault, format.Elapsed(im.Start), "–", "–", "–", "–", "–", "–", "–", "did not fire")
-			continue
-		}
-		bda := func(f func(analysis.Window) int64) string {
-			return format.MicrosInt(f(im.Baseline)) + " / " + format.MicrosInt(f(im.During)) + " / " + format.MicrosInt(f(im.After))
-		}
-		rec := "not recovered"
-		if im.Recovery != nil {
-			rec = format.Elapsed(*im.Recovery)
-		}
-		t.add(im.Fault, format.Elapsed(im.Start),
-			bda(func(w analysis.Window) int64 { return w.P50 }), bda(func(w analysis.Window) int64 { return w.P95 }),
-			bda(func(w analysis.Window) int64 { return w.P99 }),
-			format.Rate(im.Baseline.Throughput), format.Rate(im.During.Throughput), fmt.Sprintf("%+.0f%%", im.ThroughputChangePct),
-			unavailable(im), rec)
-	}
-	ew.table(t, "  ")
-	for _, im := range ims {
-		ew.printf("  %s: %s (%s)\n", im.Fault, im.Detail, im.Outcome)
-		if sh := ShareLine(im); sh != "" {
-			ew.printf("    client traffic by node, before → during → after: %s\n", sh)
-		}
-		if l := LagLine(im); l != "" {
-			ew.printf("    replication lag: %s\n", l)
-		}
 	}
 }
 

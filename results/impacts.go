@@ -17,6 +17,7 @@ type Impact struct {
 	ThroughputChangePct                   float64
 	Errors, UnavailableMS                 int64
 	RecoveryMS                            *int64 // nil: not recovered
+	RecoveryCut                           string // why not: next fault, end of run, never calm ("" when it recovered)
 }
 
 // AddImpacts stores what a run's faults cost.
@@ -27,13 +28,14 @@ func (s *Store) AddImpacts(ctx context.Context, runID int64, ims []Impact) error
 			if im.RecoveryMS != nil {
 				rec = sql.NullInt64{Int64: *im.RecoveryMS, Valid: true}
 			}
+			cut := sql.NullString{String: im.RecoveryCut, Valid: im.RecoveryCut != ""}
 			if err := t.exec(ctx, `INSERT INTO impacts (run_id, fault, target, outcome, start_ms, end_ms,
 				baseline_p50_us, baseline_p95_us, baseline_p99_us, fault_p50_us, fault_p95_us, fault_p99_us,
-				after_p50_us, after_p95_us, after_p99_us, throughput_change_pct, errors, unavailable_ms, recovery_ms)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				after_p50_us, after_p95_us, after_p99_us, throughput_change_pct, errors, unavailable_ms, recovery_ms, recovery_cut)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				runID, im.Fault, redactWords(im.Target), redactWords(im.Outcome), im.StartMS, im.EndMS,
 				im.BaselineP50, im.BaselineP95, im.BaselineP99, im.FaultP50, im.FaultP95, im.FaultP99,
-				im.AfterP50, im.AfterP95, im.AfterP99, im.ThroughputChangePct, im.Errors, im.UnavailableMS, rec); err != nil {
+				im.AfterP50, im.AfterP95, im.AfterP99, im.ThroughputChangePct, im.Errors, im.UnavailableMS, rec, cut); err != nil {
 				return err
 			}
 		}
@@ -49,7 +51,7 @@ func (s *Store) AddImpacts(ctx context.Context, runID int64, ims []Impact) error
 func (s *Store) Impacts(ctx context.Context, runID int64) ([]Impact, error) {
 	rows, err := s.query(ctx, `SELECT fault, target, outcome, start_ms, end_ms,
 		baseline_p50_us, baseline_p95_us, baseline_p99_us, fault_p50_us, fault_p95_us, fault_p99_us,
-		after_p50_us, after_p95_us, after_p99_us, throughput_change_pct, errors, unavailable_ms, recovery_ms
+		after_p50_us, after_p95_us, after_p99_us, throughput_change_pct, errors, unavailable_ms, recovery_ms, recovery_cut
 		FROM impacts WHERE run_id = ? ORDER BY start_ms, fault`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("impacts of run %d: %w", runID, err)
@@ -59,14 +61,16 @@ func (s *Store) Impacts(ctx context.Context, runID int64) ([]Impact, error) {
 	for rows.Next() {
 		var im Impact
 		var rec sql.NullInt64
+		var cut sql.NullString
 		if err := rows.Scan(&im.Fault, &im.Target, &im.Outcome, &im.StartMS, &im.EndMS,
 			&im.BaselineP50, &im.BaselineP95, &im.BaselineP99, &im.FaultP50, &im.FaultP95, &im.FaultP99,
-			&im.AfterP50, &im.AfterP95, &im.AfterP99, &im.ThroughputChangePct, &im.Errors, &im.UnavailableMS, &rec); err != nil {
+			&im.AfterP50, &im.AfterP95, &im.AfterP99, &im.ThroughputChangePct, &im.Errors, &im.UnavailableMS, &rec, &cut); err != nil {
 			return nil, err
 		}
 		if rec.Valid {
 			im.RecoveryMS = &rec.Int64
 		}
+		im.RecoveryCut = cut.String
 		out = append(out, im)
 	}
 	return out, rows.Err()

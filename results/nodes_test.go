@@ -91,13 +91,14 @@ func TestImpactsRoundTrip(t *testing.T) {
 	in := []Impact{
 		{Fault: "kill-leader", Target: "kill leader: [etcd2]", Outcome: "injected", StartMS: 10000, EndMS: 10000,
 			BaselineP99: 5650, FaultP99: 2560, AfterP99: 1940000, ThroughputChangePct: -99, Errors: 40, UnavailableMS: 1000, RecoveryMS: &rec},
-		{Fault: "pause", StartMS: 20000, EndMS: 22000, RecoveryMS: nil},
+		{Fault: "pause", StartMS: 20000, EndMS: 22000, RecoveryMS: nil, RecoveryCut: "end of run"},
 	}
 	if err := s.AddImpacts(ctx, id, in); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Impacts(ctx, id)
-	if err != nil || len(got) != 2 || *got[0].RecoveryMS != 3000 || got[1].RecoveryMS != nil || got[0].FaultP99 != 2560 || got[0].ThroughputChangePct != -99 {
+	if err != nil || len(got) != 2 || *got[0].RecoveryMS != 3000 || got[1].RecoveryMS != nil || got[0].FaultP99 != 2560 || got[0].ThroughputChangePct != -99 ||
+		got[0].RecoveryCut != "" || got[1].RecoveryCut != "end of run" {
 		t.Errorf("impacts read back: %+v, %v", got, err)
 	}
 }

@@ -119,54 +119,6 @@ type Fault struct {
 	Path string // key path, e.g. scenario[0], for errors
 }
 
-// Verdict is one limit on what a fault may cost, e.g. "recovery <= 15s":
-// every fault of the run must meet it, or the run fails its verdict.
-type Verdict struct {
-	Metric string  // recovery, unavailable (seconds), p99_change_pct, throughput_change_pct, errors
-	Op     string  // <=, <, >=, >, =
-	Value  float64 // seconds for recovery and unavailable
-	Text   string  // as written
-	Pos    Pos
-}
-
-// verdictMetrics are the figures a verdict may bound; true: a duration.
-var verdictMetrics = map[string]bool{"recovery": true, "unavailable": true, "p99_change_pct": false,
-	"throughput_change_pct": false, "errors": false}
-
-func parseVerdict(text string, p Pos, path string) (Verdict, error) {
-	f := strings.Fields(text)
-	bad := func(format string, args ...any) error {
-		return &FileError{Pos: p, Path: path, Msg: fmt.Sprintf(format, args...)}
-	}
-	if len(f) != 3 {
-		return Verdict{}, bad("%q: expected METRIC OP VALUE, e.g. \"recovery <= 15s\" or \"p99_change_pct <= 300\"", text)
-	}
-	v := Verdict{Metric: f[0], Op: f[1], Text: text, Pos: p}
-	isDur, ok := verdictMetrics[v.Metric]
-	if !ok {
-		return v, bad("%q: unknown metric %q (expected recovery, unavailable, p99_change_pct, throughput_change_pct or errors)", text, v.Metric)
-	}
-	switch v.Op {
-	case "<=", "<", ">=", ">", "=":
-	default:
-		return v, bad("%q: unknown comparison %q (expected <=, <, >=, > or =)", text, v.Op)
-	}
-	if isDur {
-		d, err := time.ParseDuration(f[2])
-		if err != nil {
-			return v, bad("%q: expected a duration such as 15s", text)
-		}
-		v.Value = d.Seconds()
-	} else {
-		x, err := strconv.ParseFloat(f[2], 64)
-		if err != nil {
-			return v, bad("%q: expected a number", text)
-		}
-		v.Value = x
-	}
-	return v, nil
-}
-
 // MatrixPick is one axis of the matrix and the value this combination took.
 type MatrixPick struct {
 	Key   string // the key path, e.g. load.clients

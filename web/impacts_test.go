@@ -44,7 +44,7 @@ func TestRunPageUnavailableMS(t *testing.T) {
 		if len(cells) < 9 {
 			t.Fatalf("impact row %q", row[1])
 		}
-		want := format.MicrosInt(2001 * 1000)
+		want := format.Millis(2001) // to the ms, as verdicts print it
 		if !withTimeline {
 			want = "0 s"
 		}

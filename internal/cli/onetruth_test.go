@@ -217,8 +217,8 @@ func TestOneTruth(t *testing.T) {
 		t.Errorf("node1 = %v", node1)
 	}
 	us := func(m any, k string) string { return format.MicrosInt(int64(f(m, k))) }
-	bda := func(p string) string {
-		return us(im, "baseline_"+p+"_us") + " / " + us(im, "fault_"+p+"_us") + " / " + us(im, "after_"+p+"_us")
+	window := func(w string) string { // p50 / p95 / p99 of a window
+		return us(im, w+"_p50_us") + " / " + us(im, w+"_p95_us") + " / " + us(im, w+"_p99_us")
 	}
 
 	// The terminal.
@@ -228,7 +228,7 @@ func TestOneTruth(t *testing.T) {
 		"consistency_ok  passed",
 		fmt.Sprintf("load phase: 1,000 records in 2.0s, %s records/s, 40 batches", format.Rate(f(lp, "records_per_s"))),
 		fmt.Sprintf("%s per record", format.Micros(f(lp, "mean_us_per_record"))),
-		bda("p50"), bda("p95"), bda("p99"),
+		window("baseline"), window("fault"), window("after"),
 		fmt.Sprintf("%.1f%%", f(node1, "cpu_mean_pct")),
 	} {
 		if !strings.Contains(show, want) {
@@ -281,6 +281,9 @@ func TestOneTruth(t *testing.T) {
 	if rec, ok := im.(map[string]any)["recovery_ms"].(float64); ok {
 		wantRec = strconv.FormatFloat(rec, 'f', -1, 64)
 	}
+	if cut, _ := im.(map[string]any)["recovery_cut"].(string); imRows[0]["recovery_cut"] != cut || (wantRec == "" && cut == "") {
+		t.Errorf("export impacts recovery_cut = %q, JSON %q (recovery_ms %q)", imRows[0]["recovery_cut"], cut, wantRec)
+	}
 	if imRows[0]["recovery_ms"] != wantRec {
 		t.Errorf("export impacts recovery_ms = %q, JSON %v", imRows[0]["recovery_ms"], im.(map[string]any)["recovery_ms"])
 	}
@@ -318,9 +321,9 @@ func TestOneTruth(t *testing.T) {
 		if got := strings.Join(cells[:11], " "); got != wantRow {
 			t.Errorf("%s READ row %q, JSON says %q", name, got, wantRow)
 		}
-		for _, want := range []string{">12,346 txn/min<", ">passed<", bda("p50"), bda("p95"),
+		for _, want := range []string{">12,346 txn/min<", ">passed<", ">" + window("baseline") + "<", ">" + window("fault") + "<", ">" + window("after") + "<",
 			format.Rate(f(lp, "records_per_s")) + " records/s", fmt.Sprintf(">%.1f%%<", f(node1, "cpu_mean_pct")),
-			">" + format.MicrosInt(int64(f(im, "unavailable_ms"))*1000) + "<"} {
+			">" + format.Millis(int64(f(im, "unavailable_ms"))) + "<"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("%s lacks %q", name, want)
 			}

@@ -101,7 +101,9 @@
     });
     var opts = {
       title: chart.title, width: width, height: 280,
-      scales: { x: xScale, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } } },
+      // yMax: the y-scale's top when the chart sets one (the load phase's
+      // batch latencies clip above it).
+      scales: { x: xScale, y: { range: function (u, min, max) { max = chart.yMax || max; return [0, max > 0 ? max * 1.05 : 1]; } } },
       axes: [
         {
           label: chart.xLabel,
