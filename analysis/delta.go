@@ -9,9 +9,11 @@ import (
 )
 
 // Noise is the relative change below which a difference between two runs is
-// neither better nor worse: run-to-run noise of a benchmark is rarely below a
-// few percent. `dbrig runs compare` and the HTML comparison share it, so the
-// two never disagree about the same pair of runs.
+// neither better nor worse, however significant: run-to-run noise of a
+// benchmark is rarely below a few percent. A change beyond it is a verdict
+// only when the per-second samples say it is larger than their noise
+// (significance.go). `dbrig runs compare` and the HTML comparison share
+// both, so the two never disagree about the same pair of runs.
 const Noise = 0.05
 
 // Metric is one figure of an operation that runs are compared on.
@@ -106,6 +108,9 @@ type Change struct {
 	A, B    float64
 	Rel     float64 // (B−A)/A; NaN when A is 0 (no relative change exists)
 	Verdict Verdict
+	// Stat compares the figure's per-second samples when the runs' intervals
+	// are known (OpDelta.Change); its zero value (no samples) otherwise.
+	Stat Significance
 }
 
 // Compare returns the change from a to b of a figure for which higher is
@@ -126,16 +131,27 @@ func Compare(a, b float64, higherIsBetter bool) Change {
 	return c
 }
 
-// OpDelta is one operation of two runs: its summary in each, if it has one.
+// OpDelta is one operation of two runs: its summary in each, if it has one,
+// and the runs' intervals (nil when the delta was made from summaries only).
 type OpDelta struct {
 	Op       string
 	A, B     measure.OpSummary
 	InA, InB bool
+
+	ivA, ivB []results.IntervalRow
 }
 
 // Change is the change of a metric of the operation from A to B; only
-// meaningful when the operation is in both.
-func (d OpDelta) Change(m Metric) Change { return Compare(m.Of(d.A), m.Of(d.B), m.HigherIsBetter()) }
+// meaningful when the operation is in both. Its verdict comes from the
+// statistics of the per-second samples (Significance.Verdict): without enough of
+// them (no intervals, a run of a few seconds) there is none, however large
+// the change of the summaries.
+func (d OpDelta) Change(m Metric) Change {
+	c := Compare(m.Of(d.A), m.Of(d.B), m.HigherIsBetter())
+	c.Stat = CompareSamples(Samples(d.ivA, d.Op, m), Samples(d.ivB, d.Op, m), Confidence)
+	c.Verdict = c.Stat.Verdict(m.HigherIsBetter())
+	return c
+}
 
 // Delta compares the phase summaries of two runs, operation by operation.
 type Delta struct {
@@ -183,16 +199,32 @@ func (e *NoMeasureError) Error() string {
 	return fmt.Sprintf("run %d has no measure phase", e.RunID)
 }
 
-// CompareRuns compares the last measure phases of two runs. A run without
-// one is a *NoMeasureError (A's first).
-func CompareRuns(a, b *results.RunDetail) (Delta, error) {
-	sa, okA := measure.Measured(a.Phases)
+// DiffRuns is Diff of the runs' shown phases with the runs' intervals, so
+// that its changes carry statistics.
+func DiffRuns(a, b Run) Delta {
+	d := Diff(a.Summary, b.Summary)
+	d.withIntervals(a.Intervals, b.Intervals)
+	return d
+}
+
+func (d Delta) withIntervals(a, b []results.IntervalRow) {
+	for i := range d.Ops {
+		d.Ops[i].ivA, d.Ops[i].ivB = a, b
+	}
+}
+
+// CompareRuns compares the last measure phases of two runs, with their
+// intervals' statistics. A run without one is a *NoMeasureError (A's first).
+func CompareRuns(a, b Run) (Delta, error) {
+	sa, okA := measure.Measured(a.Detail.Phases)
 	if !okA {
-		return Delta{}, &NoMeasureError{a.ID}
+		return Delta{}, &NoMeasureError{a.Detail.ID}
 	}
-	sb, okB := measure.Measured(b.Phases)
+	sb, okB := measure.Measured(b.Detail.Phases)
 	if !okB {
-		return Delta{}, &NoMeasureError{b.ID}
+		return Delta{}, &NoMeasureError{b.Detail.ID}
 	}
-	return Diff(&sa, &sb), nil
+	d := Diff(&sa, &sb)
+	d.withIntervals(a.Intervals, b.Intervals)
+	return d, nil
 }

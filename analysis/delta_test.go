@@ -99,11 +99,11 @@ func TestDiff(t *testing.T) {
 		t.Fatalf("ops = %q, want %q", strings.Join(got, ", "), want)
 	}
 	read, _ := d.Op("READ")
-	if c := read.Change(Throughput); c.A != 1000 || c.B != 1200 || math.Abs(c.Rel-0.2) > 1e-9 || c.Verdict != Better {
-		t.Errorf("READ ops/s change = %+v, want 1000 → 1200, +20%%, better", c)
+	if c := read.Change(Throughput); c.A != 1000 || c.B != 1200 || math.Abs(c.Rel-0.2) > 1e-9 || c.Verdict != Same {
+		t.Errorf("READ ops/s change = %+v, want 1000 → 1200, +20%%, and no verdict without per-second samples", c)
 	}
-	if c := read.Change(P99); c.Rel != -0.5 || c.Verdict != Better {
-		t.Errorf("READ p99 change = %+v, want -50%%, better", c)
+	if c := read.Change(P99); c.Rel != -0.5 || c.Verdict != Same || c.Stat.Enough() {
+		t.Errorf("READ p99 change = %+v, want -50%%, no samples, no verdict", c)
 	}
 	all, _ := d.Op(measure.OverallOp)
 	if c := all.Change(Throughput); c.A != 1100 || c.B != 1250 {
@@ -123,8 +123,8 @@ func TestDiff(t *testing.T) {
 
 func TestCompareRuns(t *testing.T) {
 	start := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	run := func(id int64, phases ...measure.Summary) *results.RunDetail {
-		return &results.RunDetail{RunRow: results.RunRow{ID: id, Start: start}, Phases: phases}
+	run := func(id int64, phases ...measure.Summary) Run {
+		return Run{Detail: &results.RunDetail{RunRow: results.RunRow{ID: id, Start: start}, Phases: phases}}
 	}
 	warm := phase(measure.PhaseWarmup, op("READ", 1, 1, 1))
 	first := phase(measure.PhaseMeasure, op("READ", 10, 100, 1000))
@@ -137,7 +137,7 @@ func TestCompareRuns(t *testing.T) {
 		t.Errorf("B's throughput = %v, want 200 from its last measure phase", c.B)
 	}
 	for _, tt := range []struct {
-		a, b *results.RunDetail
+		a, b Run
 		want int64
 	}{
 		{run(3, warm), run(4, first), 3},
@@ -147,7 +147,7 @@ func TestCompareRuns(t *testing.T) {
 		_, err := CompareRuns(tt.a, tt.b)
 		var nm *NoMeasureError
 		if !errors.As(err, &nm) || nm.RunID != tt.want {
-			t.Errorf("CompareRuns(%d, %d) err = %v, want run %d has no measure phase", tt.a.ID, tt.b.ID, err, tt.want)
+			t.Errorf("CompareRuns(%d, %d) err = %v, want run %d has no measure phase", tt.a.Detail.ID, tt.b.Detail.ID, err, tt.want)
 		}
 	}
 }

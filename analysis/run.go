@@ -168,7 +168,7 @@ func Analyze(runs []Run) *Set {
 	}
 	if len(runs) > 1 {
 		for _, r := range runs[1:] {
-			s.Deltas = append(s.Deltas, Diff(runs[0].Summary, r.Summary))
+			s.Deltas = append(s.Deltas, DiffRuns(runs[0], r))
 		}
 	}
 	return s

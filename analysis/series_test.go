@@ -91,7 +91,16 @@ func TestAnalyze(t *testing.T) {
 		d := &results.RunDetail{RunRow: results.RunRow{ID: id, Start: t0, End: t0.Add(3 * time.Second)},
 			Phases: []measure.Summary{phase(measure.PhaseMeasure, op("READ", 10, tput, 1000))}}
 		d.Phases[0].Start = t0
-		return NewRun(d, []results.IntervalRow{iv(1, "OVERALL", 10, 1000), iv(1, "READ", 10, 1000)})
+		// Ten seconds around tput (±1 %): enough for a verdict on a 50 % change.
+		var ivs []results.IntervalRow
+		for s := 1; s <= 10; s++ {
+			for _, o := range []string{"READ", "OVERALL"} {
+				r := iv(float64(s), o, int64(tput*(1+float64(s%3-1)/100)), 1000)
+				r.Phase = measure.PhaseMeasure
+				ivs = append(ivs, r)
+			}
+		}
+		return NewRun(d, ivs)
 	}
 	one := Analyze([]Run{run(1, 100)})
 	if one.Deltas != nil {

@@ -35,13 +35,14 @@ var dbMagic = []struct {
 	{0, "\xde\xc0\xef\xbe"}, // LMDB
 }
 
-// ownMarks say "dbrig wrote this": its HTML pages, HdrHistogram logs and
-// tagged PNGs.
+// ownMarks say "dbrig wrote this": its HTML pages, HdrHistogram logs,
+// tagged PNGs and dbrig check's JUnit XML (gate.JUnitMark).
 var ownMarks = [][]byte{
 	[]byte(`<meta name="generator" content="dbrig">`),
 	[]byte("<title>dbrig "),
 	[]byte("#[values are response times in microseconds, tagged by operation]"),
 	pngTag(),
+	[]byte(`<testsuites name="dbrig check"`),
 }
 
 // existing checks an existing regular file before it is replaced.

@@ -180,6 +180,9 @@ type deltaRow struct {
 
 type deltaCell struct {
 	Value, Change, Class string
+	// CI is the change's confidence interval, Title the test behind the
+	// verdict in words (analysis.Significance).
+	CI, Title string
 }
 
 func (v *view) SumColumns() []string { return sumColumns }
@@ -401,7 +404,8 @@ func propRows(runs []analysis.Run) []row {
 }
 
 // deltaOf lays out the deltas of the set: every run against the first, op
-// by op, with a change beyond analysis.Noise marked better or worse.
+// by op, with a change the per-second samples call significant and beyond
+// analysis.Noise marked better or worse, and its confidence interval.
 func deltaOf(set *analysis.Set) *deltaView {
 	base := set.Runs[0]
 	dv := &deltaView{Base: fmt.Sprintf("#%d (base)", base.Detail.ID)}
@@ -431,6 +435,10 @@ func deltaOf(set *analysis.Set) *deltaView {
 				if !math.IsNaN(ch.Rel) {
 					c.Change = fmt.Sprintf("%+.1f%%", ch.Rel*100)
 					c.Class = marker(ch.Verdict)
+					if ch.Stat.Enough() {
+						c.CI = ch.Stat.FormatCI()
+					}
+					c.Title = fmt.Sprintf("%s; p %s, %d vs %d seconds", ch.Stat.Say(m.HigherIsBetter()), ch.Stat.FormatP(), ch.Stat.NA, ch.Stat.NB)
 				}
 				dr.Cells = append(dr.Cells, c)
 			}

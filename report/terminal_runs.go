@@ -43,17 +43,20 @@ func RunList(w io.Writer, runs []results.RunRow) error {
 
 // RunCompare writes, per operation of the two runs' measure phases, the
 // throughput and p50/p95/p99 response times of both runs, the change from A to
-// B in percent, and whether B is better or worse (see analysis.Noise).
-func RunCompare(w io.Writer, a, b *results.RunDetail) error {
+// B in percent, the confidence interval of the change and the p-value of its
+// per-second samples, and whether B is better or worse: only when the change
+// is larger than the seconds' noise and at least analysis.Noise.
+func RunCompare(w io.Writer, a, b analysis.Run) error {
 	ew := &errWriter{w: w}
-	ew.printf("A: %s\nB: %s\n", HeaderOf(a), HeaderOf(b))
+	ew.printf("A: %s\nB: %s\n", HeaderOf(a.Detail), HeaderOf(b.Detail))
 	delta, err := analysis.CompareRuns(a, b)
 	if err != nil { // a run without a measure phase
 		ew.printf("\nnothing to compare: %v\n", err)
 		return ew.err
 	}
-	t := &table{left: map[int]bool{4: true}}
-	t.add("", fmt.Sprintf("A (run %d)", a.ID), fmt.Sprintf("B (run %d)", b.ID), "change", "")
+	conf := fmt.Sprintf("%.0f%% CI", analysis.Confidence*100)
+	t := &table{left: map[int]bool{6: true}}
+	t.add("", fmt.Sprintf("A (run %d)", a.Detail.ID), fmt.Sprintf("B (run %d)", b.Detail.ID), "change", conf, "p", "")
 	for _, o := range delta.Ops {
 		switch {
 		case !o.InB:
@@ -68,15 +71,19 @@ func RunCompare(w io.Writer, a, b *results.RunDetail) error {
 			compareRow(t, "  "+m.String(), m, o.Change(m))
 		}
 		if o.A.Errors > 0 || o.B.Errors > 0 {
-			t.add("  errors", format.Int(o.A.Errors), format.Int(o.B.Errors), "", "")
+			t.add("  errors", format.Int(o.A.Errors), format.Int(o.B.Errors), "", "", "", "")
 		}
 	}
 	ew.printf("\n")
 	ew.table(t, "")
+	ew.printf("\nchange: of the phases' figures. %s and p: of the change in the medians of the per-second\n"+
+		"samples (bootstrap; Mann-Whitney U test). Better or worse only when significant and at least %.0f%%.\n",
+		conf, analysis.Noise*100)
 	return ew.err
 }
 
-// compareRow adds one metric: both values, the change in percent and a marker.
+// compareRow adds one metric: both values, the change in percent, its
+// interval and p-value, and the verdict in words.
 func compareRow(t *table, name string, m analysis.Metric, c analysis.Change) {
 	change := ""
 	switch {
@@ -87,7 +94,7 @@ func compareRow(t *table, name string, m analysis.Metric, c analysis.Change) {
 	default:
 		change = fmt.Sprintf("%+.1f%%", c.Rel*100)
 	}
-	t.add(name, fmtMetric(m, c.A), fmtMetric(m, c.B), change, marker(c.Verdict))
+	t.add(name, fmtMetric(m, c.A), fmtMetric(m, c.B), change, c.Stat.FormatCI(), c.Stat.FormatP(), c.Stat.Say(m.HigherIsBetter()))
 }
 
 // fmtMetric formats the value of a compared metric.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/measure"
@@ -91,9 +92,26 @@ func detail(id int64, tput, p50, p95, p99 float64, withUpdate bool) *results.Run
 	return d
 }
 
+// seconds are n per-second interval rows of READ and OVERALL whose figures
+// wobble ±1 % around the summary's.
+func seconds(d *results.RunDetail, n int) analysis.Run {
+	s, _ := measure.Measured(d.Phases)
+	read := s.Ops[0]
+	var ivs []results.IntervalRow
+	for i := range n {
+		f := 1 + float64(i%3-1)/100
+		for _, op := range []string{"READ", measure.OverallOp} {
+			ivs = append(ivs, results.IntervalRow{Phase: measure.PhaseMeasure, Op: op, Length: time.Second,
+				Count: int64(read.Throughput * f), P50US: int64(float64(read.Response.P50) * f),
+				P95US: int64(float64(read.Response.P95) * f), P99US: int64(float64(read.Response.P99) * f)})
+		}
+	}
+	return analysis.Run{Detail: d, Intervals: ivs}
+}
+
 func TestRunCompare(t *testing.T) {
-	a := detail(1, 1000, 1000, 1200, 1000, true)
-	b := detail(2, 1010, 900, 1200, 1500, false)
+	a := seconds(detail(1, 1000, 1000, 1200, 1000, true), 30)
+	b := seconds(detail(2, 1010, 900, 1200, 1500, false), 30)
 	var buf bytes.Buffer
 	if err := RunCompare(&buf, a, b); err != nil {
 		t.Fatal(err)
@@ -101,10 +119,10 @@ func TestRunCompare(t *testing.T) {
 	out := buf.String()
 	readBlock := out[strings.Index(out, "READ"):]
 	tests := []struct{ prefix, want string }{
-		{"ops/s", "ops/s 1,000 1,010 +1.0%"},      // within noise: no marker
-		{"p50", "p50 1.00ms 900µs -10.0% better"}, // lower latency is better
-		{"p95", "p95 1.20ms 1.20ms +0.0%"},        // unchanged
-		{"p99", "p99 1.00ms 1.50ms +50.0% worse"}, // higher latency is worse
+		{"ops/s", "ops/s 1,000 1,010 +1.0% [+0.0%, +2.0%] 0.002 no significant change"}, // the interval reaches 0
+		{"p50", "p50 1.00ms 900µs -10.0% [-10.9%, -9.1%] <0.001 better"},                // lower latency is better
+		{"p95", "p95 1.20ms 1.20ms +0.0% [-1.0%, +1.0%] 1.000 no significant change"},   // unchanged
+		{"p99", "p99 1.00ms 1.50ms +50.0% [+48.5%, +51.5%] <0.001 worse"},               // higher latency is worse
 	}
 	for _, tt := range tests {
 		if got := strings.Join(fieldsOf(t, readBlock, tt.prefix), " "); got != tt.want {
@@ -114,27 +132,40 @@ func TestRunCompare(t *testing.T) {
 	if got := strings.Join(fieldsOf(t, out, "UPDATE"), " "); got != "UPDATE not in B" {
 		t.Errorf("UPDATE line = %q", got)
 	}
-	overallBlock := out[strings.Index(out, "OVERALL"):]
-	if got := strings.Join(fieldsOf(t, overallBlock, "ops/s"), " "); got != "ops/s 1,001 1,011 +1.0%" {
-		t.Errorf("OVERALL ops/s = %q", got)
-	}
 	if !strings.HasPrefix(out, "A: run 1 · redis 7.2 · ycsb/workloada · done\nB: run 2") {
 		t.Errorf("compare header:\n%s", out)
 	}
 
 	// Higher throughput is better.
 	buf.Reset()
-	if err := RunCompare(&buf, a, detail(3, 1500, 1000, 1200, 1000, true)); err != nil {
+	if err := RunCompare(&buf, a, seconds(detail(3, 1500, 1000, 1200, 1000, true), 30)); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(fieldsOf(t, buf.String(), "ops/s"), " "); got != "ops/s 1,000 1,500 +50.0% better" {
+	if got := strings.Join(fieldsOf(t, buf.String(), "ops/s"), " "); !strings.HasPrefix(got, "ops/s 1,000 1,500 +50.0%") || !strings.HasSuffix(got, "better") {
 		t.Errorf("throughput up: %q", got)
+	}
+	// Single short runs are not called better or worse, however large the
+	// change: too few seconds, or none stored.
+	for _, tt := range []struct {
+		b    analysis.Run
+		want string
+	}{
+		{seconds(detail(3, 1500, 1000, 1200, 1000, true), 3), "ops/s 1,000 1,500 +50.0% — — too few seconds (30 vs 3, need 5)"},
+		{analysis.Run{Detail: detail(3, 1500, 1000, 1200, 1000, true)}, "ops/s 1,000 1,500 +50.0% — — no per-second samples"},
+	} {
+		buf.Reset()
+		if err := RunCompare(&buf, a, tt.b); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(fieldsOf(t, buf.String(), "ops/s"), " "); got != tt.want {
+			t.Errorf("short run:\n got %q\nwant %q", got, tt.want)
+		}
 	}
 	// A run without a measure phase cannot be compared.
 	noMeasure := detail(4, 1, 1, 1, 1, true)
 	noMeasure.Phases = noMeasure.Phases[:1]
 	buf.Reset()
-	if err := RunCompare(&buf, a, noMeasure); err != nil {
+	if err := RunCompare(&buf, a, analysis.Run{Detail: noMeasure}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "run 4 has no measure phase") {

@@ -45,6 +45,8 @@ type Experiment struct {
 	Rate    *Rate     // nil: no rate block (sla.go)
 	// Kubernetes is where Kubernetes faults act (kubernetes.go; nil: none).
 	Kubernetes *Kubernetes
+	// Check is how dbrig check gates the runs in CI (check.go; nil: none).
+	Check *Check
 
 	pos map[string]Pos // key path → where its value is
 }
@@ -550,6 +552,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 		"sla":           d.slaExprs(&e.SLA),
 		"rate":          d.rateBlock(&e.Rate),
 		"kubernetes":    d.kubernetes(&e.Kubernetes),
+		"check":         d.check(&e.Check),
 	})
 	if err != nil {
 		return nil, err
@@ -830,6 +833,7 @@ func schemaPaths() []string {
 		"load.duration", "load.operations", "load.timeout", "load.max_backlog", "load.schedule", "scenario", "verdict",
 		"workers",
 		"sla", "rate.by", "rate.precision", "rate.reset", "rate.sla_duration", "rate.step", "rate.start", "rate.max", "rate.early_stop", "rate.probe", "rate.votes", "rate.min_tail", "rate.warmup", "rate.settle",
+		"check", "check.baseline", "check.fail_on", "check.confidence",
 	}, kubernetesPaths()...)
 }
 

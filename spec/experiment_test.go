@@ -122,7 +122,7 @@ func TestParseExperimentErrors(t *testing.T) {
 		{"top not a mapping", "- a\n", nil, "x.yaml:1:1: expected a mapping"},
 		{"empty", "", nil, "empty file"},
 		{"recreate without load", base + "dataset: {load: false, recreate: true}\n", nil, "x.yaml:3:34: dataset.recreate: recreating the data means loading it"},
-		{"unknown top key", base + "lod: {clients: 2}\n", nil, `x.yaml:3:1: lod: unknown key (expected one of cycle_targets, dataset, kubernetes, load, matrix`},
+		{"unknown top key", base + "lod: {clients: 2}\n", nil, `x.yaml:3:1: lod: unknown key (expected one of check, cycle_targets, dataset, kubernetes, load, matrix`},
 		{"typo suggestion", base + "load: {clinets: 2}\n", nil, `x.yaml:3:8: load.clinets: unknown key (expected one of arrival, clients`},
 		{"wrong type", base + "load: {clients: many}\n", nil, `x.yaml:3:17: load.clients: expected an integer, got "many"`},
 		{"negative", base + "load: {clients: 0}\n", nil, `load.clients: expected an integer ≥ 1, got 0`},

@@ -35,6 +35,7 @@ func layers() []layer {
 		{"workloads", []string{"workload/..."}},
 		{"runs", []string{"run", "results", "sla", "workers/wire"}},
 		{"analysis", []string{"analysis"}},
+		{"gates", []string{"gate"}}, // dbrig check: baselines and thresholds on analysis's statistics
 		{"scenarios", []string{"scenario"}},
 		{"orchestration", []string{"experiment"}},
 		{"rendering", []string{"report"}}, // the commands' printers show plans and outcomes

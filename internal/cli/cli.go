@@ -38,6 +38,7 @@ func commands() map[string]command {
 		"validate":   {"check dbrig's measurements against the simulated store's known answer", validateCmd},
 		"selftest":   {"what this machine lets dbrig measure: harness ceiling and dispatch precision (selftest [--json] [--soak 10m])", selftestCmd},
 		"runs":       {"list, show, compare and export stored runs (runs list | show ID | compare ID ID | export ID… --format csv|json)", runsCmd},
+		"check":      {"a CI regression gate: check NEW --baseline ID|tag:NAME|history:N [--fail-on 'throughput<-5%'] (exit 4 on a regression)", checkCmd},
 		"report":     {"write a self-contained HTML report of runs (report ID [ID…] -o r.html [--png DIR])", reportCmd},
 		"serve":      {"a read-only web dashboard over the results (serve [--addr 127.0.0.1:8080])", serveCmd},
 		"drivers":    {"list the systems dbrig can drive, or one driver's properties (drivers [NAME])", driversCmd},
@@ -50,7 +51,8 @@ func commands() map[string]command {
 }
 
 // Main runs dbrig with args (without the program name) and returns the exit
-// code: 0 success, 1 failure, 2 bad input, 130 interrupted.
+// code: 0 success, 1 failure, 2 bad input, 3 a verdict failed, 4 dbrig
+// check found a regression, 130 interrupted.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	cmds := commands()
@@ -85,6 +87,9 @@ func exitCode(stderr io.Writer, err error) int {
 	case errors.Is(err, errVerdict):
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
 		return 3
+	case errors.Is(err, errRegressed):
+		fmt.Fprintf(stderr, "dbrig: %v\n", err)
+		return 4
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "dbrig: %v\n", err)
 		return 2

@@ -10,10 +10,9 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/analysis"
-	"github.com/dbrig/dbrig/outfile"
-
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/all"
+	"github.com/dbrig/dbrig/outfile"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/results"
 )
@@ -89,16 +88,19 @@ func runsCmd(ctx context.Context, e *env, args []string) error {
 		if len(ids) != 2 {
 			return usagef("dbrig runs compare: expected two run ids (baseline first)")
 		}
-		a, err := fetchRun(ctx, store, ids[0])
-		if err != nil {
-			return err
+		var runs [2]analysis.Run
+		for i, id := range ids {
+			d, err := fetchRun(ctx, store, id)
+			if err != nil {
+				return err
+			}
+			ivs, err := store.Intervals(ctx, d.ID)
+			if err != nil {
+				return err
+			}
+			runs[i] = analysis.Run{Detail: d, Intervals: ivs}
 		}
-		b, err := fetchRun(ctx, store, ids[1])
-		if err != nil {
-			return err
-		}
-		report.RunCompare(e.stdout, a, b)
-		return nil
+		return report.RunCompare(e.stdout, runs[0], runs[1])
 	case "export":
 		return ex.run(ctx, e, store, ids)
 	default:
