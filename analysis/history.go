@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/dbrig/dbrig/format"
+	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/results"
 )
 
@@ -26,35 +28,86 @@ type Regression struct {
 	ThroughputDrop, P99Rise bool
 }
 
-// HistoryRun is one run of a history.
-type HistoryRun struct {
+// A history compares like with like. Runs under different load models
+// (closed with 4 or 16 clients, open at 1,000 or 5,000 ops/s) have figures
+// that differ by design, so each load model has a history of its own
+// (LoadKey). A run with faults is shown but never judged, nor a baseline
+// for the others: its p99 measures the fault (how long a leader election
+// took), and under a fixed rate (open model) its throughput is the rate
+// whatever happened; its fault verdicts judge it.
+
+// HistoryEntry is a finished run as a history takes it.
+type HistoryEntry struct {
 	results.RunRow
-	Regression *Regression // nil when the run did not regress
+	Faults bool // faults were injected during the run
 }
 
-// History is the finished runs of one workload on one system over time.
+// HistoryRun is one run of a history.
+type HistoryRun struct {
+	HistoryEntry
+	Regression *Regression // nil when the run did not regress (or has faults: not judged)
+}
+
+// History is the finished runs of one workload on one system under one
+// load model over time.
 type History struct {
+	Load        string       // the load model (LoadKey) of every run
 	Runs        []HistoryRun // in the order given, oldest first
 	Regressions int          // runs with a Regression
 	Charts      []Chart      // throughput and p99 by run start; nil without runs
 }
 
-// HistoryOf analyses runs given oldest first: each is checked against the
-// HistoryWindow runs before it, and charted with its regressions marked.
-func HistoryOf(rows []results.RunRow) History {
+// LoadKey names the load model of a run, what its figures depend on by
+// design: "closed 16", "closed 4 @500/s" (paced), "open 8 @1,000/s".
+func LoadKey(r results.RunRow) string {
+	return format.LoadBrief(loadmodel.Load{Model: r.Model, Clients: r.Clients, Rate: r.Rate})
+}
+
+// Histories splits runs given oldest first by load model and analyses each
+// (HistoryOf); the load model of the newest run comes first, then the
+// others from the newest run of each.
+func Histories(rows []HistoryEntry) []History {
+	var order []string
+	groups := map[string][]HistoryEntry{}
+	for i := len(rows) - 1; i >= 0; i-- {
+		k := LoadKey(rows[i].RunRow)
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], rows[i])
+	}
+	out := make([]History, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		slices.Reverse(g) // oldest first again
+		out = append(out, HistoryOf(g))
+	}
+	return out
+}
+
+// HistoryOf analyses runs of one load model given oldest first: each run
+// without faults is checked against the HistoryWindow runs without faults
+// before it, and charted with its regressions marked.
+func HistoryOf(rows []HistoryEntry) History {
 	var h History
 	if len(rows) == 0 {
 		return h
 	}
+	h.Load = LoadKey(rows[0].RunRow)
 	x := make([]Num, len(rows))
 	tp := make([]Num, len(rows))
 	p99 := make([]Num, len(rows))
 	var marks []Mark
+	var calm []results.RunRow // the runs without faults so far
 	for i, row := range rows {
 		x[i] = Num(float64(row.Start.Unix()))
 		tp[i] = Num(row.Throughput)
 		p99[i] = Num(float64(row.P99US) / 1000)
-		hr := HistoryRun{RunRow: row, Regression: Regressed(rows[max(0, i-HistoryWindow):i], row)}
+		hr := HistoryRun{HistoryEntry: row}
+		if !row.Faults {
+			hr.Regression = Regressed(calm[max(0, len(calm)-HistoryWindow):], row.RunRow)
+			calm = append(calm, row.RunRow)
+		}
 		if hr.Regression != nil {
 			h.Regressions++
 			marks = append(marks, Mark{At: float64(row.Start.Unix()), Label: "#" + strconv.FormatInt(row.ID, 10)})

@@ -89,7 +89,7 @@ func TestRegressed(t *testing.T) {
 
 func TestHistoryOf(t *testing.T) {
 	// Steady throughput; run 5 has three times the p99 of the runs before.
-	rows := hist([]float64{1000, 1000, 1000, 1000, 1000, 1000, 850}, []int64{100, 105, 98, 102, 300, 101, 100})
+	rows := entries(hist([]float64{1000, 1000, 1000, 1000, 1000, 1000, 850}, []int64{100, 105, 98, 102, 300, 101, 100}))
 	h := HistoryOf(rows)
 	var flagged []int64
 	for _, r := range h.Runs {
@@ -120,5 +120,98 @@ func TestHistoryOf(t *testing.T) {
 	}
 	if h := HistoryOf(nil); h.Charts != nil || h.Runs != nil {
 		t.Errorf("HistoryOf(nil) = %+v, want empty", h)
+	}
+}
+
+func entries(rows []results.RunRow) []HistoryEntry {
+	out := make([]HistoryEntry, len(rows))
+	for i, r := range rows {
+		out[i] = HistoryEntry{RunRow: r}
+	}
+	return out
+}
+
+// A history never mixes load models, and never judges a run with faults.
+func TestHistories(t *testing.T) {
+	type run struct {
+		model   string
+		clients int
+		rate    float64
+		faults  bool
+		tp      float64
+		p99     int64
+	}
+	closed16 := func(tp float64, p99 int64) run { return run{"closed", 16, 0, false, tp, p99} }
+	closed1 := func(tp float64, p99 int64) run { return run{"closed", 1, 0, false, tp, p99} }
+	open := func(faults bool, tp float64, p99 int64) run { return run{"open", 8, 1000, faults, tp, p99} }
+	for _, tc := range []struct {
+		name    string
+		runs    []run // oldest first; ids 1, 2, …
+		loads   []string
+		groups  [][]int64 // ids per load model, oldest first
+		flagged []int64
+	}{
+		{
+			name: "a sweep of client counts is no regression",
+			runs: []run{closed16(16000, 900), closed1(1000, 100), closed16(16100, 910), closed1(990, 101), closed1(1010, 99)},
+			// Mixed, run 2 (1,000 ops/s after 16,000) would be a throughput drop.
+			loads: []string{"closed 1", "closed 16"}, groups: [][]int64{{2, 4, 5}, {1, 3}},
+		},
+		{
+			name: "fixed-rate fault runs are not judged",
+			runs: []run{open(false, 1000, 500), open(false, 1000, 520), open(true, 950, 900000), open(false, 1000, 510), open(true, 1000, 2000000), open(false, 1000, 505)},
+			// Judged against the runs without faults only: run 4 and 6 are steady.
+			loads: []string{"open 8 @1,000/s"}, groups: [][]int64{{1, 2, 3, 4, 5, 6}},
+		},
+		{
+			name:  "a fault run is no baseline: a slow calm run is still caught",
+			runs:  []run{open(false, 1000, 500), open(true, 1000, 5000), open(true, 1000, 6000), open(false, 1000, 5200)},
+			loads: []string{"open 8 @1,000/s"}, groups: [][]int64{{1, 2, 3, 4}}, flagged: []int64{4},
+		},
+		{
+			name:    "a regression within one load model",
+			runs:    []run{closed16(16000, 900), closed1(1000, 100), closed16(16100, 910), closed16(12000, 900)},
+			loads:   []string{"closed 16", "closed 1"},
+			groups:  [][]int64{{1, 3, 4}, {2}},
+			flagged: []int64{4},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+			var rows []HistoryEntry
+			for i, r := range tc.runs {
+				rows = append(rows, HistoryEntry{Faults: r.faults, RunRow: results.RunRow{ID: int64(i + 1), Start: start.AddDate(0, 0, i),
+					Model: r.model, Clients: r.clients, Rate: r.rate, Count: 1000, Throughput: r.tp, P99US: r.p99}})
+			}
+			hs := Histories(rows)
+			var loads []string
+			var groups [][]int64
+			var flagged []int64
+			for _, h := range hs {
+				loads = append(loads, h.Load)
+				var ids []int64
+				for _, r := range h.Runs {
+					ids = append(ids, r.ID)
+					if r.Regression != nil {
+						flagged = append(flagged, r.ID)
+					}
+				}
+				groups = append(groups, ids)
+			}
+			if !slices.Equal(loads, tc.loads) {
+				t.Errorf("load models %q, want %q", loads, tc.loads)
+			}
+			if len(groups) != len(tc.groups) {
+				t.Fatalf("groups %v, want %v", groups, tc.groups)
+			}
+			for i := range groups {
+				if !slices.Equal(groups[i], tc.groups[i]) {
+					t.Errorf("group %d: runs %v, want %v", i, groups[i], tc.groups[i])
+				}
+			}
+			if !slices.Equal(flagged, tc.flagged) {
+				t.Errorf("flagged %v, want %v", flagged, tc.flagged)
+			}
+		})
 	}
 }

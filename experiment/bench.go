@@ -47,11 +47,21 @@ type BenchRun struct {
 // Label names the run among its siblings: its matrix values and repetition.
 func (r BenchRun) Label() string {
 	var parts []string
-	for _, m := range r.Exp.Matrix {
-		parts = append(parts, shortKey(m.Key)+"="+m.Value)
+	if g := r.Group(); g != "" {
+		parts = append(parts, g)
 	}
 	if r.Exp.Repeat > 1 {
 		parts = append(parts, fmt.Sprintf("rep=%d", r.Repeat))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Group names the run's matrix combination: its Label without the
+// repetition (the runs a bench's comparison puts in one row).
+func (r BenchRun) Group() string {
+	var parts []string
+	for _, m := range r.Exp.Matrix {
+		parts = append(parts, shortKey(m.Key)+"="+m.Value)
 	}
 	return strings.Join(parts, " ")
 }
@@ -96,7 +106,7 @@ func ResolveBench(path string, o BenchOptions) (*Bench, error) {
 				opts.HDRLog = numbered(o.HDRLog, len(b.Runs)+1)
 			}
 			if r.Plan, err = Resolve(opts); err != nil {
-				return nil, err
+				return nil, foreignProps(e, err, o.Registry)
 			}
 			if err := checkWorkers(e, r.Plan); err != nil {
 				return nil, err
@@ -225,4 +235,31 @@ func (b *Bench) Execute(ctx context.Context, h Hooks, beforeRun func(i int, r Be
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// foreignProps turns an unknown property that names another driver
+// (etcd.timeout in a run of redis) into an error that says where it
+// belongs: workload.props reach every system of a matrix over systems, and
+// a driver's own properties go in its system block's props.
+func foreignProps(e spec.Experiment, err error, reg driver.Registry) error {
+	var ue *spec.UnknownError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	for _, k := range ue.Keys {
+		owner, _, _ := strings.Cut(k, ".")
+		if _, ok := reg[owner]; !ok || owner == e.System.Driver {
+			continue
+		}
+		path := "workload.props." + k
+		if _, ok := e.Position(path); !ok {
+			path = "system.props." + k
+		}
+		where := "only a system driven by " + owner + " reads it"
+		if slices.ContainsFunc(e.Matrix, func(m spec.MatrixPick) bool { return m.Key == "system" }) {
+			where = "give it only in the props of the matrix.system value driven by " + owner
+		}
+		return &InputError{Err: e.Errorf(path, "%q is a property of the %s driver, and this run's system is %s: %s", k, owner, e.System.Driver, where)}
+	}
+	return err
 }

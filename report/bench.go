@@ -3,12 +3,15 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/format"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/spec"
@@ -66,6 +69,9 @@ func RunSummary(w io.Writer, name string, plan *experiment.Plan, out *experiment
 // repeats, and which runs were stored and how to compare them.
 func BenchEnd(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome) {
 	Spreads(w, outs)
+	if len(outs) > 1 {
+		Comparison(w, b.Name, BenchComparison(outs))
+	}
 	var ids []string
 	for _, o := range outs {
 		if o.Outcome != nil {
@@ -96,13 +102,7 @@ func Spreads(w io.Writer, outs []experiment.BenchOutcome) {
 		if o.Outcome == nil || len(o.Outcome.Impacts) == 0 {
 			continue
 		}
-		var parts []string
-		for _, f := range strings.Fields(o.Run.Label()) {
-			if !strings.HasPrefix(f, "rep=") {
-				parts = append(parts, f)
-			}
-		}
-		key := strings.Join(parts, " ")
+		key := o.Run.Group()
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)
 		}
@@ -225,4 +225,114 @@ func limitsOf(vs []spec.Verdict) []analysis.Limit {
 		out[i] = analysis.Limit{Metric: v.Metric, Op: v.Op, Value: v.Value, Text: v.Text, IfMeasured: v.IfMeasured}
 	}
 	return out
+}
+
+// BenchComparison sets a bench's runs side by side (analysis.CompareBench),
+// one row per matrix combination, from the figures each run stored.
+func BenchComparison(outs []experiment.BenchOutcome) analysis.BenchComparison {
+	var runs []analysis.BenchRunFigures
+	for _, o := range outs {
+		f := analysis.BenchRunFigures{Group: o.Run.Group(), Status: "not started"}
+		if out := o.Outcome; out != nil {
+			f.RunID, f.Status = out.RunID, out.Status
+			if s, ok := out.Measured(); ok {
+				f.Measured = &s
+			}
+		}
+		runs = append(runs, f)
+	}
+	return analysis.CompareBench(runs)
+}
+
+// Comparison prints a bench's comparison: per matrix combination and
+// operation the throughput, its ratio to the first combination's, the
+// response time p50 and p99 and the errors; with repeats each is the median
+// and, in brackets, the range over the runs. name labels a bench without a
+// matrix.
+func Comparison(w io.Writer, name string, c analysis.BenchComparison) {
+	if len(c.Rows) == 0 {
+		return
+	}
+	most := 0
+	for _, r := range c.Rows {
+		most = max(most, len(r.Runs))
+	}
+	how := ""
+	if most > 1 {
+		how = ": median [min … max] over the repeats"
+	}
+	fmt.Fprintf(w, "\ncomparison%s\n", how)
+	t := &table{left: map[int]bool{2: true}}
+	t.add("", "runs", "op", "ops/s", "vs first", "p50", "p99", "errors")
+	for _, r := range c.Rows {
+		group := r.Group
+		if group == "" {
+			group = name
+		}
+		for i, op := range r.Ops {
+			if op.Throughput.N == 0 && i > 0 {
+				continue // an operation this combination never ran
+			}
+			first, runs, ratio := "", "", ""
+			if i == 0 {
+				first, runs = group, fmt.Sprint(len(r.Runs))
+				if r.ThroughputRatio > 0 {
+					ratio = fmt.Sprintf("%.2f×", r.ThroughputRatio)
+				}
+			}
+			t.add(first, runs, op.Op, statText(op.Throughput, format.Rate), ratio,
+				statText(op.P50US, format.Micros), statText(op.P99US, format.Micros), errorsText(op))
+		}
+	}
+	t.write(w, "  ")
+	for _, r := range c.Rows {
+		if len(r.Left) == 0 {
+			continue
+		}
+		var why []string
+		for _, l := range r.Left {
+			if l.RunID == 0 {
+				why = append(why, l.Why)
+				continue
+			}
+			why = append(why, fmt.Sprintf("run %d %s", l.RunID, l.Why))
+		}
+		group := r.Group
+		if group == "" {
+			group = name
+		}
+		fmt.Fprintf(w, "  %s: not counted: %s\n", group, strings.Join(why, ", "))
+	}
+}
+
+// statText is a figure over repeats: the value of one run, the median and
+// range of several, "—" of none.
+func statText(s analysis.Stat, f func(float64) string) string {
+	switch {
+	case s.N == 0:
+		return "—"
+	case s.N == 1 || s.Min == s.Max:
+		return f(s.Median)
+	}
+	return fmt.Sprintf("%s [%s … %s]", f(s.Median), f(s.Min), f(s.Max))
+}
+
+// errorsText is an operation's errors with their share of its operations.
+func errorsText(op analysis.BenchOp) string {
+	n := statText(op.Errors, func(v float64) string { return format.Int(int64(math.Round(v))) })
+	if op.ErrorRatePct.N > 0 && op.ErrorRatePct.Max > 0 {
+		n += " (" + pct(op.ErrorRatePct.Median) + ")"
+	}
+	return n
+}
+
+// pct is a share in percent to two significant digits: 45%, 4.5%, 0.012%.
+func pct(v float64) string {
+	switch {
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 0, 64) + "%"
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64) + "%"
 }

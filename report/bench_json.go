@@ -19,6 +19,64 @@ type benchJSON struct {
 	Nodes      []nodeJSON     `json:"nodes"`
 	Events     []eventJSON    `json:"events"`
 	Impacts    []impactJSON   `json:"impacts"`
+	// Comparison sets the runs side by side, one entry per matrix
+	// combination (BenchComparison; the table bench ends with).
+	Comparison []comparisonJSON `json:"comparison"`
+}
+
+// comparisonJSON is one matrix combination over its repeats.
+type comparisonJSON struct {
+	Group           string             `json:"group"` // e.g. "system=redis"; "" without a matrix
+	Runs            []int64            `json:"runs"`  // the runs counted (done, with a measure phase)
+	NotCounted      []notCountedJSON   `json:"not_counted"`
+	ThroughputRatio *float64           `json:"throughput_ratio"` // median OVERALL ops/s over the first group's; null: none
+	Ops             []comparisonOpJSON `json:"ops"`              // OVERALL first; operations the group never ran left out
+}
+
+type notCountedJSON struct {
+	RunID int64  `json:"run_id"` // 0: the run never started
+	Why   string `json:"why"`
+}
+
+type comparisonOpJSON struct {
+	Op         string   `json:"op"`
+	Throughput statJSON `json:"throughput"` // ops/s
+	P50US      statJSON `json:"p50_us"`
+	P99US      statJSON `json:"p99_us"`
+	Errors     statJSON `json:"errors"`
+	ErrorPct   statJSON `json:"error_pct"` // errors per 100 operations
+}
+
+// statJSON is a figure over a group's runs: its median and range.
+type statJSON struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	N      int     `json:"n"` // runs the figure is of
+}
+
+func comparisonOf(c analysis.BenchComparison) []comparisonJSON {
+	out := []comparisonJSON{}
+	stat := func(s analysis.Stat) statJSON { return statJSON{Median: s.Median, Min: s.Min, Max: s.Max, N: s.N} }
+	for _, r := range c.Rows {
+		j := comparisonJSON{Group: r.Group, Runs: append([]int64{}, r.Runs...), NotCounted: []notCountedJSON{}, Ops: []comparisonOpJSON{}}
+		if r.ThroughputRatio > 0 {
+			ratio := r.ThroughputRatio
+			j.ThroughputRatio = &ratio
+		}
+		for _, l := range r.Left {
+			j.NotCounted = append(j.NotCounted, notCountedJSON{RunID: l.RunID, Why: l.Why})
+		}
+		for _, op := range r.Ops {
+			if op.Throughput.N == 0 {
+				continue
+			}
+			j.Ops = append(j.Ops, comparisonOpJSON{Op: op.Op, Throughput: stat(op.Throughput), P50US: stat(op.P50US),
+				P99US: stat(op.P99US), Errors: stat(op.Errors), ErrorPct: stat(op.ErrorRatePct)})
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 type nodeJSON struct {
@@ -170,6 +228,7 @@ func BenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome)
 		}
 		doc.Runs = append(doc.Runs, r)
 	}
+	doc.Comparison = comparisonOf(BenchComparison(outs))
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/dbrig/dbrig/experiment"
@@ -103,4 +104,52 @@ func isTerminal(w any) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// BenchProgress is the progress line of a bench: one Observer handed to the
+// bench before it starts, drawing each run's own line as Next switches to it
+// (the hooks are copied when the bench starts, so the observer cannot change).
+type BenchProgress struct {
+	w   io.Writer
+	mu  sync.Mutex
+	cur *ProgressLine
+}
+
+// NewBenchProgress draws to w.
+func NewBenchProgress(w io.Writer) *BenchProgress { return &BenchProgress{w: w} }
+
+// Next ends the previous run's line and starts plan p's.
+func (b *BenchProgress) Next(p *experiment.Plan) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.cur.Close()
+	b.cur = PlanProgress(b.w, p)
+}
+
+// Interval implements run.Observer.
+func (b *BenchProgress) Interval(iv measure.Interval) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cur != nil {
+		b.cur.Interval(iv)
+	}
+}
+
+// Event implements run.Observer.
+func (b *BenchProgress) Event(ev run.Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cur != nil {
+		b.cur.Event(ev)
+	}
+}
+
+// Close ends the last run's line; nil-safe.
+func (b *BenchProgress) Close() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.cur.Close()
 }

@@ -2,7 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,10 +51,16 @@ type Experiment struct {
 	Check *Check
 
 	pos map[string]Pos // key path → where its value is
+	// systemFrom is where this combination's system block was written
+	// when a matrix over systems gave it (matrix.system[1]), for errors.
+	systemFrom string
 }
 
 // System is what is benchmarked and where it runs.
 type System struct {
+	// Name labels the system in a matrix over systems (matrix: {system:
+	// [...]}) and in bench's comparison; "" for the driver's name.
+	Name    string
 	Driver  string            // the driver (dbrig drivers)
 	Version string            // a label stored with the runs (two versions side by side)
 	Props   map[string]string // driver properties (for an external system: its endpoints)
@@ -123,8 +131,8 @@ type Fault struct {
 
 // MatrixPick is one axis of the matrix and the value this combination took.
 type MatrixPick struct {
-	Key   string // the key path, e.g. load.clients
-	Value string
+	Key   string // the key path, e.g. load.clients; "system" for a matrix over systems
+	Value string // as written; a system block's label (its name, driver or recipe)
 }
 
 // Pos is a place in an experiment file.
@@ -164,6 +172,9 @@ func (e *Experiment) Errorf(path, format string, args ...any) error {
 	}
 	if !ok {
 		p = Pos{File: e.File}
+	}
+	if rest, ok := strings.CutPrefix(path, "system"); ok && e.systemFrom != "" && (rest == "" || rest[0] == '.') {
+		path = e.systemFrom + rest
 	}
 	return &FileError{Pos: p, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
@@ -227,13 +238,18 @@ func ParseExperiment(name string, data []byte, sets []string) ([]Experiment, err
 	}
 	// --set wins over the file, the matrix included: setting an axis's key
 	// runs that one value.
+	type setValue struct {
+		key string
+		val *yaml.Node
+	}
+	var under []setValue
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--set %q: expected key.path=value", s)
 		}
 		key := canonical(k)
-		if _, ok := schemaAt(key); !ok {
+		if _, ok := schemaAt(key); !ok && key != systemAxis {
 			return nil, fmt.Errorf("--set %s: not a key of an experiment file%s", k, suggest(key, schemaPaths()))
 		}
 		var val yaml.Node
@@ -246,6 +262,8 @@ func ParseExperiment(name string, data []byte, sets []string) ([]Experiment, err
 			if axes[i].key == key {
 				axes = append(axes[:i], axes[i+1:]...)
 				i--
+			} else if strings.HasPrefix(key, axes[i].key+".") {
+				under = append(under, setValue{key, val.Content[0]})
 			}
 		}
 	}
@@ -255,14 +273,24 @@ func ParseExperiment(name string, data []byte, sets []string) ([]Experiment, err
 		var picks []MatrixPick
 		for i, ax := range axes {
 			v := ax.values[combo[i]]
-			setPath(tree, ax.key, v)
-			picks = append(picks, MatrixPick{Key: ax.key, Value: scalarText(v)})
+			setPath(tree, ax.key, clone(v))
+			picks = append(picks, MatrixPick{Key: ax.key, Value: ax.label(combo[i])})
+		}
+		// A --set below a block the matrix replaces (system.props.x under
+		// a matrix over systems) applies to every value of the block.
+		for _, s := range under {
+			setPath(tree, s.key, clone(s.val))
 		}
 		e, err := decodeExperiment(name, tree)
 		if err != nil {
 			return nil, err
 		}
 		e.Matrix = picks
+		for i, ax := range axes {
+			if ax.key == systemAxis {
+				e.systemFrom = fmt.Sprintf("matrix.system[%d]", combo[i])
+			}
+		}
 		out = append(out, *e)
 	}
 	return out, nil
@@ -286,6 +314,14 @@ func canonical(key string) string {
 type axis struct {
 	key    string
 	values []*yaml.Node
+	labels []string // the values' labels (a matrix over systems); nil: their text
+}
+
+func (a axis) label(i int) string {
+	if a.labels != nil {
+		return a.labels[i]
+	}
+	return scalarText(a.values[i])
 }
 
 // matrixAxes takes the matrix out of root and returns its axes in order.
@@ -304,8 +340,8 @@ func matrixAxes(name string, root *yaml.Node) ([]axis, error) {
 		for j := 0; j+1 < len(m.Content); j += 2 {
 			k, v := m.Content[j], m.Content[j+1]
 			key := canonical(k.Value)
-			if _, ok := schemaAt(key); !ok {
-				return nil, &FileError{Pos: pos(name, k), Path: "matrix." + k.Value, Msg: "not a key of an experiment file" + suggest(key, schemaPaths())}
+			if _, ok := schemaAt(key); !ok && key != systemAxis {
+				return nil, &FileError{Pos: pos(name, k), Path: "matrix." + k.Value, Msg: "not a key of an experiment file" + suggest(key, append(append(schemaPaths(), systemAxis), slices.Sorted(maps.Keys(aliases))...)) + "; " + matrixKeys()}
 			}
 			if seen[key] {
 				return nil, &FileError{Pos: pos(name, k), Path: "matrix." + k.Value, Msg: "given twice"}
@@ -314,11 +350,38 @@ func matrixAxes(name string, root *yaml.Node) ([]axis, error) {
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
 				return nil, &FileError{Pos: pos(name, v), Path: "matrix." + k.Value, Msg: "expected a non-empty list of values"}
 			}
-			axes = append(axes, axis{key: key, values: v.Content})
+			ax := axis{key: key, values: v.Content}
+			if key == systemAxis {
+				labels, err := systemLabels(name, v.Content)
+				if err != nil {
+					return nil, err
+				}
+				ax.labels = labels
+			}
+			for _, other := range axes {
+				// A dotted property name is one key (props.etcd and
+				// props.etcd.timeout are two properties): no overlap.
+				short := shorter(key, other.key)
+				if s, ok := schemaAt(short); ok && s != short {
+					continue
+				}
+				if strings.HasPrefix(key, other.key+".") || strings.HasPrefix(other.key, key+".") {
+					return nil, &FileError{Pos: pos(name, k), Path: "matrix." + k.Value,
+						Msg: fmt.Sprintf("overlaps the axis %s: a value of one would replace the other's (put this key inside each %s value)", other.key, short)}
+				}
+			}
+			axes = append(axes, ax)
 		}
 		break
 	}
 	return axes, nil
+}
+
+func shorter(a, b string) string {
+	if len(a) < len(b) {
+		return a
+	}
+	return b
 }
 
 // combinations enumerates the matrix in file order, the last axis fastest.
@@ -572,6 +635,7 @@ func decodeExperiment(file string, root *yaml.Node) (*Experiment, error) {
 
 func (d *decoder) system(n *yaml.Node, p string, s *System) error {
 	return d.mapping(n, p, map[string]func(*yaml.Node, string) error{
+		"name":    d.str(&s.Name),
 		"driver":  d.str(&s.Driver),
 		"version": d.str(&s.Version),
 		"props":   d.props(&s.Props),
@@ -824,7 +888,7 @@ func (d *decoder) props(dst *map[string]string) func(*yaml.Node, string) error {
 func schemaPaths() []string {
 	return append([]string{
 		"name", "tags", "seed", "repeat",
-		"system.driver", "system.version", "system.props",
+		"system.name", "system.driver", "system.version", "system.props",
 		"system.cluster.recipe", "system.cluster.nodes", "system.cluster.replicas", "system.cluster.sentinels",
 		"system.cluster.binary", "system.cluster.config", "system.cluster.keep", "system.cluster.ports", "system.cluster.cpus",
 		"dataset.records", "dataset.load", "dataset.recreate", "dataset.batch",

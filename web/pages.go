@@ -148,13 +148,19 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 	for _, row := range rows {
 		d.Runs = append(d.Runs, runView{RunRow: row, Started: row.Start.UTC().Format("2006-01-02 15:04:05"),
 			Status: row.DisplayStatus(), Tags: strings.Join(row.Tags, ", "), P99: format.MicrosInt(row.P99US),
-			HistoryHref: historyHref(row.System, row.Workload)})
+			HistoryHref: historyHref(row.System, row.Workload, analysis.LoadKey(row))})
 	}
 	s.render(w, r, "runs", page{Title: "dbrig runs", Nav: "runs", Data: d})
 }
 
-func historyHref(system, workload string) string {
-	return "/history?" + url.Values{"system": {system}, "workload": {workload}}.Encode()
+// historyHref links the history of a workload on a system under a load
+// model (analysis.LoadKey; "": the newest run's).
+func historyHref(system, workload, load string) string {
+	v := url.Values{"system": {system}, "workload": {workload}}
+	if load != "" {
+		v.Set("load", load)
+	}
+	return "/history?" + v.Encode()
 }
 
 // parseDate reads a filter date, YYYY-MM-DD in UTC; "" is no bound.
@@ -207,7 +213,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request, ids []int64, tit
 	}
 	d := rep.Runs[0].Detail
 	s.render(w, r, "report", page{Title: title, Nav: nav, Data: reportData{
-		Body: template.HTML(b.String()), IDs: ids, History: historyHref(d.System, d.Workload)}})
+		Body: template.HTML(b.String()), IDs: ids, History: historyHref(d.System, d.Workload, analysis.LoadKey(d.RunRow))}})
 }
 
 type pickData struct {
@@ -269,21 +275,32 @@ const historyMaxRuns = 500
 
 type historyRow struct {
 	runView
+	Faults     bool
 	Regression string // why this run stands out, "" if it does not
 }
 
-type historyData struct {
-	System, Workload string
-	Rows             []historyRow // newest first
-	Charts           []analysis.Chart
-	Regressions      int
+// historyLoad is a load model the history has runs of: a link to its page.
+type historyLoad struct {
+	Load, Href string
+	Runs       int
+	Current    bool
 }
 
-// history shows the finished runs of one workload on one system over time,
-// with the runs that regressed against their predecessors marked.
+type historyData struct {
+	System, Workload, Load string
+	Loads                  []historyLoad // every load model with runs, the shown one Current
+	Rows                   []historyRow  // newest first
+	Charts                 []analysis.Chart
+	Regressions            int
+}
+
+// history shows the finished runs of one workload on one system under one
+// load model over time (load=…, default: the newest run's), with the runs
+// that regressed against their predecessors marked; the other load models
+// are links. Runs with faults are shown, never judged.
 func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	d := historyData{System: q.Get("system"), Workload: q.Get("workload")}
+	d := historyData{System: q.Get("system"), Workload: q.Get("workload"), Load: q.Get("load")}
 	if d.System == "" || d.Workload == "" {
 		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("history needs a system and a workload, e.g. /history?system=redis&workload=ycsb/workloada"))
 		return
@@ -294,16 +311,48 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusInternalServerError, err)
 		return
 	}
+	faults, err := s.store.FaultRuns(r.Context(), d.System, d.Workload)
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err)
+		return
+	}
 	slices.Reverse(rows) // oldest first
-	h := analysis.HistoryOf(rows)
+	entries := make([]analysis.HistoryEntry, len(rows))
+	for i, row := range rows {
+		entries[i] = analysis.HistoryEntry{RunRow: row, Faults: faults[row.ID]}
+	}
+	hs := analysis.Histories(entries)
+	var h analysis.History
+	for i, g := range hs {
+		if d.Load == "" && i == 0 || g.Load == d.Load {
+			h = g
+		}
+	}
+	if d.Load != "" && h.Load == "" && len(hs) > 0 {
+		var loads []string
+		for _, g := range hs {
+			loads = append(loads, g.Load)
+		}
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("no finished runs of %s on %s under the load %q (its runs are under: %s)", d.Workload, d.System, d.Load, strings.Join(loads, "; ")))
+		return
+	}
+	d.Load = h.Load
+	for _, g := range hs {
+		d.Loads = append(d.Loads, historyLoad{Load: g.Load, Runs: len(g.Runs), Current: g.Load == h.Load,
+			Href: historyHref(d.System, d.Workload, g.Load)})
+	}
 	d.Charts, d.Regressions = h.Charts, h.Regressions
 	for _, hr := range slices.Backward(h.Runs) {
 		row := hr.RunRow
 		d.Rows = append(d.Rows, historyRow{runView: runView{RunRow: row, Started: row.Start.UTC().Format("2006-01-02 15:04:05"),
 			Status: row.DisplayStatus(), Tags: strings.Join(row.Tags, ", "), P99: format.MicrosInt(row.P99US)},
-			Regression: regressionText(hr.Regression)})
+			Faults: hr.Faults, Regression: regressionText(hr.Regression)})
 	}
-	s.render(w, r, "history", page{Title: "history of " + d.Workload + " on " + d.System, Nav: "history", Data: d})
+	title := "history of " + d.Workload + " on " + d.System
+	if d.Load != "" {
+		title += ", " + d.Load
+	}
+	s.render(w, r, "history", page{Title: title, Nav: "history", Data: d})
 }
 
 // regressionText says how a run is worse than the median of the runs before it.

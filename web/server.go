@@ -1,6 +1,7 @@
 // Package web is dbrig's read-only dashboard: a runs list with filters and
-// sorting, a page per run (the HTML report, interactive), a compare page and
-// the history of one workload on one system.
+// sorting, a page per run (the HTML report, interactive), a compare page,
+// the history of one workload on one system under one load model, and the
+// ratings with their steps.
 //
 // Read-only by construction: the handlers only call the store's read methods
 // (fixed, parameterised SELECTs), only GET and HEAD are served, and nothing a
@@ -56,6 +57,8 @@ func NewServer(store *results.Store) http.Handler {
 	s.mux.HandleFunc("GET /run/{id}", s.run)
 	s.mux.HandleFunc("GET /compare", s.compare)
 	s.mux.HandleFunc("GET /history", s.history)
+	s.mux.HandleFunc("GET /ratings", s.ratings)
+	s.mux.HandleFunc("GET /ratings/{id}", s.rating)
 	s.mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("no page %s here; start from the runs list", r.URL.Path))
 	})

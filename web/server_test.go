@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbrig/dbrig/loadmodel"
 	"github.com/dbrig/dbrig/results"
 	"github.com/dbrig/dbrig/web"
 	"github.com/dbrig/dbrig/web/webtest"
@@ -217,5 +218,84 @@ func TestHistoryRegression(t *testing.T) {
 	}
 	if !strings.Contains(body, "1 run(s) regressed") || !strings.Contains(body, "p99 ") {
 		t.Error("the regression is not explained")
+	}
+}
+
+// A history shows one load model at a time, links the others, and never
+// flags a fixed-rate run with faults, however slow its p99.
+func TestHistoryLoadModels(t *testing.T) {
+	ctx := context.Background()
+	s, err := results.Open(ctx, filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	closed16 := loadmodel.Load{Model: "closed", Clients: 16}
+	open1000 := loadmodel.Load{Model: "open", Clients: 8, Rate: 1000, Arrival: "poisson"}
+	var closedIDs, openIDs []int64
+	var faulty int64
+	for i, r := range []struct {
+		load   loadmodel.Load
+		baseUS int64
+		fault  bool
+	}{
+		{closed16, 2000, false}, {open1000, 100, false}, {closed16, 2100, false}, {open1000, 105, false},
+		{open1000, 98, true}, {open1000, 102, false}, {closed16, 1900, false},
+	} {
+		spec := webtest.RunSpec{Name: "nightly", System: "redis", Version: "7", Workload: "ycsb/workloadb",
+			Start: t0.Add(time.Duration(i) * 24 * time.Hour), Measure: 4, BaseUS: r.baseUS, Load: r.load}
+		if r.fault {
+			spec.FaultFrom, spec.FaultTo = 1, 3
+		}
+		run, err := webtest.Add(ctx, s, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.load.Model == "closed" {
+			closedIDs = append([]int64{run.ID}, closedIDs...) // newest first, as listed
+		} else {
+			openIDs = append([]int64{run.ID}, openIDs...)
+		}
+		if r.fault {
+			faulty = run.ID
+		}
+	}
+	h := web.NewServer(s)
+	base := "/history?system=redis&workload=ycsb%2Fworkloadb"
+	for _, tc := range []struct {
+		name, path string
+		code       int
+		rows       string
+		want       []string
+	}{
+		// The newest run is closed with 16 clients: its load model first.
+		{"default: the newest run's load model", base, 200, ids(closedIDs...),
+			[]string{"History: ycsb/workloadb on redis, closed 16", `<strong aria-current="page">closed 16 (3)</strong>`, `<a href="/history?load=open&#43;8&#43;%401%2C000%2Fs&amp;system=redis&amp;workload=ycsb%2Fworkloadb">open 8 @1,000/s (4)</a>`, "No regressions."}},
+		{"another load model", base + "&load=open+8+%401%2C000%2Fs", 200, ids(openIDs...),
+			[]string{"History: ycsb/workloadb on redis, open 8 @1,000/s", `<tr data-run="` + ids(faulty) + `" class="faults">`, "faults: not judged", "No regressions."}},
+		{"a load model without runs", base + "&load=closed+2", 404, "", []string{`under the load &#34;closed 2&#34; (its runs are under: closed 16; open 8 @1,000/s)`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := get(t, h, "GET", tc.path)
+			if code != tc.code {
+				t.Fatalf("%d, want %d\n%s", code, tc.code, body)
+			}
+			if got := strings.Join(listed(body), ","); got != tc.rows {
+				t.Errorf("runs %s, want %s", got, tc.rows)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("body lacks %q\n%s", w, body)
+				}
+			}
+			if strings.Contains(body, `class="regression"`) {
+				t.Errorf("a run is flagged as regressed:\n%s", body)
+			}
+		})
+	}
+	// The runs list links each run's history under its own load model.
+	_, body := get(t, h, "GET", "/")
+	if !strings.Contains(body, `href="/history?load=closed&#43;16&amp;system=redis&amp;workload=ycsb%2Fworkloadb"`) {
+		t.Errorf("the runs list does not link the history of the run's load model:\n%.3000s", body)
 	}
 }

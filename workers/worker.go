@@ -37,6 +37,9 @@ type WorkerOptions struct {
 	TLS *tls.Config
 	// Log receives one line per notable step (nil: none).
 	Log io.Writer
+	// Observer also sees every interval and event this worker measures
+	// (live metrics; nil: none).
+	Observer run.Observer
 }
 
 // UnreachableError is a coordinator that could not be reached within the
@@ -112,7 +115,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	defer resp.Body.Close()
 	logf("connected to %s", o.Coordinator)
 
-	w := &worker{out: make(chan *wire.Msg, 256), end: make(chan struct{}), wend: make(chan struct{}), logf: logf}
+	w := &worker{out: make(chan *wire.Msg, 256), end: make(chan struct{}), wend: make(chan struct{}), logf: logf, also: o.Observer}
 	writeErr := make(chan error, 1)
 	go func() {
 		err := writeLoop(wire.NewWriter(pw, nil), w.out, w.wend)
@@ -233,6 +236,7 @@ type worker struct {
 	closeOnce sync.Once
 	logf      func(string, ...any)
 	ranRun    bool
+	also      run.Observer // WorkerOptions.Observer
 }
 
 func (w *worker) send(m *wire.Msg) {
@@ -272,7 +276,7 @@ func (w *worker) perform(ctx context.Context, r *experiment.ShareRunner, st wire
 			return ctx.Err()
 		}
 	}
-	obs := &streamObs{w: w, seq: map[string]int{}}
+	obs := &streamObs{w: w, seq: map[string]int{}, also: w.also}
 	switch st.What {
 	case wire.StartLoad:
 		sum, err := r.Load(ctx, obs)
@@ -298,12 +302,16 @@ func (w *worker) perform(ctx context.Context, r *experiment.ShareRunner, st wire
 
 // streamObs sends every interval and event as it is produced.
 type streamObs struct {
-	w   *worker
-	seq map[string]int
-	err error
+	w    *worker
+	seq  map[string]int
+	err  error
+	also run.Observer
 }
 
 func (o *streamObs) Interval(iv measure.Interval) {
+	if o.also != nil {
+		o.also.Interval(iv)
+	}
 	seq := o.seq[iv.Phase]
 	o.seq[iv.Phase]++
 	wi, err := wire.FromInterval(iv, seq)
@@ -317,6 +325,9 @@ func (o *streamObs) Interval(iv measure.Interval) {
 }
 
 func (o *streamObs) Event(ev run.Event) {
+	if o.also != nil {
+		o.also.Event(ev)
+	}
 	o.w.send(&wire.Msg{Event: &wire.Event{Time: ev.Time, Kind: ev.Kind, Name: ev.Name, Detail: ev.Detail, Outcome: ev.Outcome}})
 }
 

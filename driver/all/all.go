@@ -8,6 +8,7 @@ import (
 	"github.com/dbrig/dbrig/driver/cassandra"
 	"github.com/dbrig/dbrig/driver/etcd"
 	"github.com/dbrig/dbrig/driver/hazelcast"
+	"github.com/dbrig/dbrig/driver/influxdb"
 	"github.com/dbrig/dbrig/driver/mongodb"
 	"github.com/dbrig/dbrig/driver/mysql"
 	"github.com/dbrig/dbrig/driver/null"
@@ -16,6 +17,7 @@ import (
 	"github.com/dbrig/dbrig/driver/redis"
 	"github.com/dbrig/dbrig/driver/sim"
 	"github.com/dbrig/dbrig/driver/sqlite"
+	"github.com/dbrig/dbrig/driver/victoriametrics"
 )
 
 // Drivers orchestration names without a user naming them.
@@ -35,16 +37,18 @@ const (
 // One line per driver, in alphabetical order.
 func Registry() driver.Registry {
 	return driver.Registry{
-		"cassandra": cassandra.Driver(),
-		"etcd":      etcd.Driver(),
-		"hazelcast": hazelcast.Driver(),
-		"mongodb":   mongodb.Driver(),
-		"mysql":     mysql.Driver(),
-		"null":      null.Driver(),
-		"pebble":    pebble.Driver(),
-		"postgres":  postgres.Driver(),
-		"redis":     redis.Driver(),
-		"sim":       sim.Driver(),
-		"sqlite":    sqlite.Driver(),
+		"cassandra":       cassandra.Driver(),
+		"etcd":            etcd.Driver(),
+		"hazelcast":       hazelcast.Driver(),
+		"influxdb":        influxdb.Driver(),
+		"mongodb":         mongodb.Driver(),
+		"mysql":           mysql.Driver(),
+		"null":            null.Driver(),
+		"pebble":          pebble.Driver(),
+		"postgres":        postgres.Driver(),
+		"redis":           redis.Driver(),
+		"sim":             sim.Driver(),
+		"sqlite":          sqlite.Driver(),
+		"victoriametrics": victoriametrics.Driver(),
 	}
 }

@@ -50,6 +50,13 @@
 //     hangs, even with a context without deadline); after up, operations
 //     succeed again within Recovery. If the Outage can also add latency
 //     (Delayer), an operation slower than Timeout fails with class timeout.
+//
+// A time-series store (driver.Points) also calls RunPoints with a
+// PointsHarness: points written out of order in several requests are read
+// back with their tags and times exact, a span's ends included; Last is
+// each series' newest point; every aggregate, in buckets that start at the
+// query's From, matches a reference computed by the suite; a point written
+// again replaces the old one (unless the harness says the store keeps both).
 package drivertest
 
 import (

@@ -51,3 +51,18 @@ func dropTable(t *testing.T, url, table string) {
 		t.Errorf("drop %s: %v", table, err)
 	}
 }
+
+// TestPoints runs the time-series part of the suite on pg.timeseries=table.
+func TestPoints(t *testing.T) {
+	base := testenv.Need(t, "DBRIG_PG_URL")
+	drivertest.RunPoints(t, drivertest.PointsHarness{Open: func(t *testing.T, table string) driver.DB {
+		p := drivertest.Props("pg.url", base, "pg.timeseries", "table", "table", table)
+		db := drivertest.Open(t, Open, driver.Config{Props: p, Dir: t.TempDir()})
+		t.Cleanup(func() {
+			for _, s := range []string{"", "_points", "_series"} {
+				dropTable(t, base, table+s)
+			}
+		})
+		return db
+	}})
+}

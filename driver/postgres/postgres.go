@@ -29,6 +29,9 @@
 //	             and is not interrupted by it afterwards: it ends by itself or at pg.timeout
 //	pg.poolsize  connections (default: max(threadcount, 4))
 //	pg.batch     bulk-load method: copy (COPY FROM STDIN, default) or insert (multi-row INSERT)
+//	pg.timeseries  how the time-series workloads keep points: records (default:
+//	             as records of the table, like any key-value store) or table
+//	             (a time-series table layout, driver.Points: timeseries.go)
 //	pg.autovacuum  the table's autovacuum: on (default: the server's) or off
 //	             (its storage parameter; see autovacuum.go)
 //
@@ -101,6 +104,10 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	layout, err := p.Choice("pg.timeseries", "records", "table")
+	if err != nil {
+		return nil, err
+	}
 
 	pc, err := poolConfig(url, src, "pg.url", o)
 	if err != nil {
@@ -132,6 +139,9 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if _, err := db.table(ctx, o.Table); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if layout == "table" {
+		return &TSDB{DB: db}, nil
 	}
 	return db, nil
 }

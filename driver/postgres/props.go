@@ -13,6 +13,7 @@ func Driver() driver.Driver {
 		{Key: "pg.timeout", Type: "duration", Default: "10s", Doc: "per-operation timeout (0 = none), on the connection's socket; a wait for a free connection (poolsize < clients) is not bounded by it"},
 		{Key: "pg.poolsize", Type: "int", Default: "max(threadcount, 4)", Doc: "connections"},
 		{Key: "pg.batch", Type: "string", Default: "copy", Doc: "bulk-load method: copy (COPY FROM STDIN) or insert (multi-row INSERT)"},
+		{Key: "pg.timeseries", Type: "string", Default: "records", Doc: "how the time-series workloads keep points: records (rows of the table, as on any key-value store) or table (a time-series layout T_series, T_points with an index on (series, time), queried natively)"},
 		{Key: "pg.autovacuum", Type: "string", Default: "on", Doc: "the table's autovacuum: on (the server's) or off (its storage parameter autovacuum_enabled=false; dbrig rate vacuums between experiments, so short ones agree)"},
 	}}
 }

@@ -38,7 +38,7 @@ func layers() []layer {
 		{"gates", []string{"gate"}}, // dbrig check: baselines and thresholds on analysis's statistics
 		{"scenarios", []string{"scenario"}},
 		{"orchestration", []string{"experiment"}},
-		{"rendering", []string{"report"}}, // the commands' printers show plans and outcomes
+		{"rendering", []string{"report", "livemetrics"}}, // the commands' printers show plans and outcomes; live metrics publish them as they come
 		{"dashboard", []string{"web/..."}},
 		{"procedures", []string{"rating", "workers"}},
 		{"commands", []string{"internal/cli"}},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/livemetrics"
 	"github.com/dbrig/dbrig/rating"
 	"github.com/dbrig/dbrig/report"
 )
@@ -27,12 +28,17 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no live progress line")
 	replay := fs.Int64("replay", 0, "run the exact fault plan and seed of this stored run again (FILE: default the run's own experiment file)")
 	cpus := fs.String("cpus", "", cpusUsage+" (system.cluster.cpus)")
+	var lf liveFlags
+	lf.define(fs)
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
 	}
 	if err != nil {
 		return &usageError{msg: err.Error()}
+	}
+	if err := lf.check(e); err != nil {
+		return err
 	}
 	if err := pinSelf(*cpus); err != nil {
 		return err
@@ -51,7 +57,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if b.Runs[0].Exp.Rate != nil && *replay == 0 {
-		return benchRating(ctx, e, b, *store, *jsonOut, *quiet, *dry) // ratefile.go
+		return benchRating(ctx, e, b, *store, *jsonOut, *quiet, *dry, lf) // ratefile.go
 	}
 	slas, err := rating.BenchSLAs(b)
 	if err != nil {
@@ -65,7 +71,7 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	if *jsonOut {
 		table = e.stderr
 	}
-	var prog *report.ProgressLine
+	var prog *report.BenchProgress
 	hooks := experiment.Hooks{
 		Warn:      func(err error) { fmt.Fprintf(e.stderr, "\nwarning: %v\n", err) },
 		ClusterUp: func(nodes []cluster.Node) { report.StartedNodes(e.stderr, nodes) },
@@ -73,17 +79,25 @@ func benchCmd(ctx context.Context, e *env, args []string) error {
 	}
 	stale := rating.NewBenchStale(slas)
 	hooks.WrapDB = stale.Wrap
-	outs, runErr := b.Execute(ctx, hooks, func(i int, r experiment.BenchRun) {
-		stale.Next(r.Plan)
-		fmt.Fprintf(e.stderr, "\n== %s: run %d of %d %s\n", b.Name, i+1, len(b.Runs), r.Label())
-		if *quiet {
-			return
-		}
-		prog.Close()
-		prog = report.PlanProgress(e.stderr, r.Plan)
+	if !*quiet {
+		prog = report.NewBenchProgress(e.stderr)
 		hooks.Observer = prog
+	}
+	live, err := lf.start(e)
+	if err != nil {
+		return err
+	}
+	outs, runErr := b.Execute(ctx, live.Hooks(hooks), func(i int, r experiment.BenchRun) {
+		stale.Next(r.Plan)
+		live.Begin(livemetrics.BenchRun(b, r))
+		live.Workers(max(1, r.Exp.Workers))
+		fmt.Fprintf(e.stderr, "\n== %s: run %d of %d %s\n", b.Name, i+1, len(b.Runs), r.Label())
+		if prog != nil {
+			prog.Next(r.Plan)
+		}
 	})
 	prog.Close()
+	live.Close()
 	interrupted := false
 	var failedVerdicts []string
 	for _, o := range outs {

@@ -64,8 +64,8 @@ func rateBench(ctx context.Context, e *env, b *experiment.Bench, rf *rating.Flag
 
 // benchRating: dbrig bench FILE on a file with a rate block rates it, with
 // the rate command's defaults for what the block leaves out.
-func benchRating(ctx context.Context, e *env, b *experiment.Bench, store string, jsonOut, quiet, dry bool) error {
+func benchRating(ctx context.Context, e *env, b *experiment.Bench, store string, jsonOut, quiet, dry bool, live liveFlags) error {
 	rf := rating.FileDefaults()
-	f := &runFlags{store: store, jsonOut: jsonOut, quiet: quiet, set: map[string]bool{}}
+	f := &runFlags{store: store, jsonOut: jsonOut, quiet: quiet, set: map[string]bool{}, live: live}
 	return rateBench(ctx, e, b, &rf, f, dry)
 }

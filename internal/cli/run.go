@@ -12,6 +12,7 @@ import (
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/driver/all"
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/livemetrics"
 	"github.com/dbrig/dbrig/report"
 	"github.com/dbrig/dbrig/run"
 	"github.com/dbrig/dbrig/workers"
@@ -36,6 +37,7 @@ type runFlags struct {
 	recreate               bool
 	cpus                   string
 	wf                     workerFlags     // --workers N and its companions (worker.go)
+	live                   liveFlags       // --metrics, --remote-write (live.go)
 	set                    map[string]bool // flags given explicitly
 }
 
@@ -56,6 +58,7 @@ func (f *runFlags) define(fs *flag.FlagSet, withRun bool) {
 	fs.BoolVar(&f.recreate, "recreate", false, "drop the benchmark data of an earlier load first, then load")
 	fs.StringVar(&f.cpus, "cpus", "", cpusUsage)
 	f.wf.define(fs)
+	f.live.define(fs)
 	if !withRun {
 		fs.DurationVar(&f.duration, "duration", 0, "stop loading after this long (the data set is then partial, and says so)")
 		return
@@ -105,6 +108,9 @@ func parseRunFlags(name string, e *env, args []string, withRun bool) (*runFlags,
 	}
 	if err := workers.Local(f.wf).Check(f.set); err != nil {
 		return nil, &usageError{msg: err.Error()}
+	}
+	if err := f.live.check(e); err != nil {
+		return nil, err
 	}
 	if err := pinSelf(f.cpus); err != nil {
 		return nil, err
@@ -184,8 +190,15 @@ func execute(ctx context.Context, e *env, f *runFlags, withRun bool, args []stri
 			fmt.Fprintf(e.stderr, "run %d: %s on %s (%s); results in %s\n", s.RunID, plan.WorkloadName(), plan.Driver, s.Target, s.Store)
 		}
 	}
-	out, err := workers.Execute(ctx, workers.Local(f.wf), plan, hooks, e.stderr)
+	live, err := f.live.start(e)
+	if err != nil {
+		return err
+	}
+	live.Begin(livemetrics.PlanRun(plan, args[0], nil))
+	live.Workers(max(1, f.wf.Workers))
+	out, err := workers.Execute(ctx, workers.Local(f.wf), plan, live.Hooks(hooks), e.stderr)
 	prog.Close()
+	live.Close()
 	if out == nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbrig/dbrig/experiment"
+	"github.com/dbrig/dbrig/livemetrics"
 	"github.com/dbrig/dbrig/workers"
 )
 
@@ -33,6 +34,8 @@ func workerCmd(ctx context.Context, e *env, args []string) error {
 	index := fs.Int("index", -1, "this worker's index (default: env DBRIG_WORKER_INDEX, else JOB_COMPLETION_INDEX)")
 	timeout := fs.Duration("connect-timeout", 60*time.Second, "keep trying to reach the coordinator this long")
 	tlsCA := fs.String("tls-ca", "", "trust this CA certificate (PEM) for an https:// coordinator (default: the system's roots)")
+	var lf liveFlags
+	lf.define(fs)
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
@@ -45,6 +48,9 @@ func workerCmd(ctx context.Context, e *env, args []string) error {
 	}
 	if *coord == "" {
 		return usagef("dbrig worker: --coordinator URL is required (the coordinator prints it)")
+	}
+	if err := lf.check(e); err != nil {
+		return err
 	}
 	if *index < 0 {
 		for _, env := range []string{"DBRIG_WORKER_INDEX", "JOB_COMPLETION_INDEX"} {
@@ -70,6 +76,13 @@ func workerCmd(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	live, err := lf.start(e)
+	if err != nil {
+		return err
+	}
+	defer live.Close()
+	live.Begin(livemetrics.Run{Experiment: "worker", Matrix: map[string]string{"worker": strconv.Itoa(*index)}})
+	wo.Observer = live.Observer(nil)
 	return workers.RunWorker(ctx, wo)
 }
 

@@ -32,6 +32,9 @@ type RunSpec struct {
 	// FaultFrom to FaultTo): the fault's unavailable time is then
 	// (FaultTo − FaultFrom) s + 1 ms.
 	Timeline bool
+	// Load is the stored load model's model, clients and rate (zero: open,
+	// 8 clients, 1,000 ops/s).
+	Load loadmodel.Load
 }
 
 // Run is what Add stored.
@@ -63,6 +66,9 @@ func Add(ctx context.Context, s *results.Store, spec RunSpec) (Run, error) {
 		Host:         results.Host{Hostname: "testhost", OS: "Debian", Kernel: "6.1", CPUModel: "Test CPU", Cores: 2, MemoryBytes: 4 << 30},
 		DbrigVersion: "test", Start: spec.Start,
 		Spec: "recordcount=1000\n",
+	}
+	if spec.Load.Model != "" {
+		info.Load.Model, info.Load.Clients, info.Load.Rate, info.Load.Arrival = spec.Load.Model, spec.Load.Clients, spec.Load.Rate, spec.Load.Arrival
 	}
 	id, err := s.CreateRun(ctx, info)
 	if err != nil {

@@ -56,3 +56,26 @@ func BenchmarkDevopsIngest(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*100)/b.Elapsed().Seconds(), "points/s")
 }
+
+// nopPoints takes points natively and drops them.
+type nopPoints struct{ nopDB }
+
+func (nopPoints) WritePoints(context.Context, string, []driver.Point) error { return nil }
+func (nopPoints) QueryPoints(context.Context, string, driver.Query) ([]driver.Series, error) {
+	return nil, nil
+}
+
+// BenchmarkDevopsIngestNative is BenchmarkDevopsIngest on a time-series
+// store (driver.Points): points instead of keys and records.
+func BenchmarkDevopsIngestNative(b *testing.B) {
+	w := newDevops(b, "devops.insertproportion=1", "devops.lastpointproportion=0", "devops.rangeproportion=0",
+		"devops.groupbyproportion=0", "devops.batch=100", "devops.metrics=10", "devops.outoforder=0.1")
+	c := w.NewClient(0, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Do(context.Background(), nopPoints{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*100)/b.Elapsed().Seconds(), "points/s")
+}

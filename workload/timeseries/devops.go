@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/spec"
 	"github.com/dbrig/dbrig/workload"
 )
@@ -82,7 +83,8 @@ type Devops struct {
 	threads                  int
 	loadCount                int64
 	runOffset                int64
-	hostTags                 [][][]byte // per host: hostname, region, datacenter
+	hostTags                 [][][]byte     // per host: hostname, region, datacenter
+	hostSeries               [][]driver.Tag // the same, for a driver.Points
 	// latest[i] is the newest interval client slice i has written every
 	// in-order point of (-1: none yet); LASTPOINT and ranges read up to it.
 	latest []atomic.Int64
@@ -90,6 +92,7 @@ type Devops struct {
 	// goes on from it (late points included), so the stream has no gap.
 	// Without a load in this process, run writes begin at runOffset.
 	handoff []atomic.Pointer[dcursor]
+	fp      footprint
 }
 
 var _ workload.Workload = (*Devops)(nil)
@@ -153,6 +156,12 @@ func (w *Devops) readSeries(p *spec.Props) error {
 		region := regions[h%len(regions)]
 		dc := region + string(rune('a'+(h/len(regions))%3))
 		w.hostTags[h] = [][]byte{[]byte("host_" + strconv.Itoa(h)), []byte(region), []byte(dc)}
+	}
+	w.hostSeries = make([][]driver.Tag, w.hosts)
+	for h, tv := range w.hostTags {
+		for i, k := range devopsTags {
+			w.hostSeries[h] = append(w.hostSeries[h], driver.Tag{Key: k, Value: string(tv[i])})
+		}
 	}
 	return nil
 }
@@ -245,6 +254,7 @@ func (w *Devops) derive() {
 	w.runOffset = far
 	w.latest = make([]atomic.Int64, w.threads)
 	w.handoff = make([]atomic.Pointer[dcursor], w.threads)
+	w.fp.init(loadClients(w.loadCount, w.threads))
 	for i := range w.latest {
 		w.latest[i].Store(-1)
 	}
@@ -293,12 +303,12 @@ func (w *Devops) Headline(elapsed time.Duration, ops []workload.OpCount) []workl
 			continue
 		}
 		pts := float64(o.Count-o.Errors) * float64(w.batch) / elapsed.Seconds()
-		return []workload.Metric{
+		return append([]workload.Metric{
 			{Name: "points_per_sec", Value: pts, Unit: "points/s", Doc: fmt.Sprintf("points written per second: successful INSERTs × devops.batch (%d)", w.batch)},
 			{Name: "values_per_sec", Value: pts * float64(len(w.metrics)), Unit: "values/s", Doc: fmt.Sprintf("metric values written per second: points × devops.metrics (%d)", len(w.metrics))},
-		}
+		}, w.fp.metric(w.loadCount)...)
 	}
-	return nil
+	return w.fp.metric(w.loadCount)
 }
 
 // Choose builds the time-series workload the properties select: ok is

@@ -40,16 +40,18 @@ type devopsClient struct {
 	loadLeft int64
 	vals     []float64 // random walk per host of the slice and metric
 
-	codec codec
-	ready bool
-	pts   []point
-	recs  []driver.Record
-	bufs  [][]byte
-	vbufs [][]byte
-	keys  []string
-	offs  []int
-	q     point // the series a query reads
-	bk    buckets
+	codec  codec
+	ready  bool
+	native driver.Points // set: points go to the driver natively
+	np     nativePoints
+	pts    []point
+	recs   []driver.Record
+	bufs   [][]byte
+	vbufs  [][]byte
+	keys   []string
+	offs   []int
+	q      point // the series a query reads
+	bk     buckets
 }
 
 // NewClient returns client id's state; seed and id seed its choices.
@@ -152,14 +154,23 @@ func appendCents(dst []byte, v float64) []byte {
 // write writes n points from cur: one InsertBatch when the driver has it.
 func (c *devopsClient) write(ctx context.Context, db driver.DB, cur *dcursor, n int, batch bool) (int, error) {
 	c.keys = c.keys[:0]
+	c.np.reset()
 	for i := 0; i < n; i++ {
 		h, k := c.next(cur)
 		p := c.fill(i, h, k)
+		if c.native != nil {
+			c.np.add(p, 1, c.w.hostSeries[h])
+			continue
+		}
 		c.keys = append(c.keys, c.codec.key(p, p.ts))
 		c.codec.record(p, c.recs[i], &c.bufs[i])
 	}
 	bi, ok := db.(driver.BatchInserter)
-	if ok && batch && n > 1 {
+	if c.native != nil {
+		if err := c.native.WritePoints(ctx, c.w.table, c.np.pts); err != nil {
+			return 0, err
+		}
+	} else if ok && batch && n > 1 {
 		if err := bi.InsertBatch(ctx, c.w.table, c.keys, c.recs[:n]); err != nil {
 			return 0, err
 		}
@@ -181,6 +192,7 @@ func (c *devopsClient) write(ctx context.Context, db driver.DB, cur *dcursor, n 
 func (c *devopsClient) use(db driver.DB) {
 	if !c.ready {
 		c.codec.useDB(c.w.layout, db)
+		c.native = nativeOf(c.w.layout, db)
 		c.ready = true
 	}
 }
@@ -200,6 +212,7 @@ func (c *devopsClient) Load(ctx context.Context, db driver.DB, limit int) (int, 
 	if c.loadLeft == 0 && c.id < c.w.threads {
 		cur := c.load
 		c.w.handoff[c.id].Store(&cur)
+		c.w.fp.loaded(ctx, db, c.w.table)
 	}
 	return done, nil
 }
@@ -244,6 +257,12 @@ func (c *devopsClient) lastPoint(ctx context.Context, db driver.DB) error {
 	h := c.r.IntN(w.hosts)
 	c.q.tagVals = w.hostTags[h]
 	k := c.newest(h)
+	if c.native != nil {
+		q := driver.Query{Measurement: "cpu", Field: w.metrics[0], Series: [][]driver.Tag{w.hostSeries[h]}, Last: true,
+			From: w.start + max(0, k-w.oooMax-1)*w.interval, To: w.start + k*w.interval}
+		_, err := c.native.QueryPoints(ctx, w.table, q)
+		return err
+	}
 	var err error
 	// A point of interval k is written by the time interval k+1+oooMax
 	// is: the newest written one is at most oooMax+1 intervals back.
@@ -271,6 +290,11 @@ func (c *devopsClient) rangeQuery(ctx context.Context, db driver.DB) error {
 	h := c.r.IntN(w.hosts)
 	c.q.tagVals = w.hostTags[h]
 	from, to, n := c.window(c.newest(h))
+	if c.native != nil {
+		q := driver.Query{Measurement: "cpu", Field: w.metrics[c.r.IntN(len(w.metrics))], Series: [][]driver.Tag{w.hostSeries[h]}, From: from, To: to}
+		_, err := c.native.QueryPoints(ctx, w.table, q)
+		return err
+	}
 	_, err := c.codec.scanSeries(ctx, db, w.table, &c.q, from, to, n, w.metrics[c.r.IntN(len(w.metrics))], nil)
 	return err
 }
@@ -286,6 +310,14 @@ func (c *devopsClient) groupBy(ctx context.Context, db driver.DB) error {
 	}
 	from, to, n := c.window(newest)
 	metric := w.metrics[c.r.IntN(len(w.metrics))]
+	if c.native != nil {
+		q := driver.Query{Measurement: "cpu", Field: metric, From: from, To: to, Agg: w.gbFn, Step: w.bucket}
+		for i := 0; i < w.gbHosts; i++ {
+			q.Series = append(q.Series, w.hostSeries[(h0+i)%w.hosts])
+		}
+		_, err := c.native.QueryPoints(ctx, w.table, q)
+		return err
+	}
 	c.bk.reset(from, to, w.bucket)
 	for i := 0; i < w.gbHosts; i++ {
 		c.q.tagVals = w.hostTags[(h0+i)%w.hosts]

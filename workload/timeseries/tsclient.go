@@ -41,6 +41,8 @@ type tsClient struct {
 
 	codec    codec
 	ready    bool
+	native   driver.Points // set: points go to the driver natively
+	np       nativePoints
 	pt       point
 	vbuf     []byte
 	rec      driver.Record
@@ -120,6 +122,7 @@ func (w *TSWorkload) ts(cur *cursor) int64 {
 func (c *tsClient) use(db driver.DB) {
 	if !c.ready {
 		c.codec.useDB(c.w.layout, db)
+		c.native = nativeOf(c.w.layout, db)
 		c.ready = true
 	}
 }
@@ -192,6 +195,22 @@ func (c *tsClient) Load(ctx context.Context, db driver.DB, limit int) (int, erro
 		return 0, nil
 	}
 	c.loadLeft -= int64(n)
+	if c.native != nil {
+		c.np.reset()
+		for i := 0; i < n; i++ {
+			for len(c.vbufs) <= i {
+				c.vbufs = append(c.vbufs, nil)
+			}
+			c.np.add(c.next(&c.load, true, &c.vbufs[i]), int64(c.w.tick), nil)
+		}
+		if err := c.native.WritePoints(ctx, c.w.table, c.np.pts); err != nil {
+			return 0, fmt.Errorf("load %d points: %w", n, err)
+		}
+		if c.loadLeft == 0 {
+			c.w.fp.loaded(ctx, db, c.w.table)
+		}
+		return n, nil
+	}
 	bi, isBatch := db.(driver.BatchInserter)
 	if !isBatch || limit <= 1 {
 		for i := 0; i < n; i++ {
@@ -232,6 +251,12 @@ func (c *tsClient) Do(ctx context.Context, db driver.DB) (int, error) {
 			c.run = &cur
 		}
 		p := c.next(c.run, op == OpInsert, &c.vbuf)
+		if c.native != nil {
+			c.np.reset()
+			c.np.add(p, int64(c.w.tick), nil)
+			err = c.native.WritePoints(ctx, c.w.table, c.np.pts)
+			break
+		}
 		key := c.codec.key(p, p.ts)
 		rec := c.codec.record(p, c.rec, &c.buf)
 		if op == OpInsert {
@@ -306,6 +331,9 @@ func (c *tsClient) combos(i int, fn func() error) error {
 func (c *tsClient) read(ctx context.Context, db driver.DB) error {
 	w := c.w
 	from, to := c.query(true)
+	if c.native != nil {
+		return c.nativeRead(ctx, from, to)
+	}
 	if w.span == 0 && w.groupBy == nil && w.downFn == "" {
 		rec, err := db.Read(ctx, w.table, c.codec.key(&c.pt, from), nil)
 		if err != nil || !w.dataIntegrity {
@@ -320,6 +348,14 @@ func (c *tsClient) scan(ctx context.Context, db driver.DB) error {
 	from, to := c.query(false)
 	if c.w.span == 0 {
 		to = math.MaxInt64 // YCSB passes the scan length alone
+	}
+	if c.native != nil {
+		n := c.scanLen.Next()
+		if k := n - 1; k < (math.MaxInt64-from)/c.w.interval {
+			to = min(to, from+c.w.interval*k)
+		}
+		_, err := c.nativeQuery(ctx, from, to, "", 0)
+		return err
 	}
 	return c.aggregate(ctx, db, from, to, int(c.scanLen.Next()))
 }
@@ -352,6 +388,9 @@ func (c *tsClient) aggregate(ctx context.Context, db driver.DB, from, to int64, 
 func (c *tsClient) delete(ctx context.Context, db driver.DB) error {
 	w := c.w
 	from, to := c.query(false)
+	if c.native != nil {
+		return c.nativeDelete(ctx, from, to)
+	}
 	return c.eachSeries(func() error {
 		for ts := from; ts <= to; ts += w.interval {
 			err := db.Delete(ctx, w.table, c.codec.key(&c.pt, ts))

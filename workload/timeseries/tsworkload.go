@@ -116,6 +116,7 @@ type TSWorkload struct {
 	threads                int
 	recordCount, loadCount int64
 	lineField              string
+	fp                     footprint
 }
 
 var _ workload.Workload = (*TSWorkload)(nil)
@@ -131,6 +132,7 @@ func New(p *spec.Props) (*TSWorkload, error) {
 		}
 	}
 	w.derive()
+	w.fp.init(loadClients(w.loadCount, w.threads))
 	return w, nil
 }
 
@@ -598,11 +600,11 @@ func (w *TSWorkload) Headline(elapsed time.Duration, ops []workload.OpCount) []w
 	}
 	for _, o := range ops {
 		if o.Op == opNames[OpInsert] {
-			return []workload.Metric{{Name: "points_per_sec", Value: float64(o.Count-o.Errors) / elapsed.Seconds(),
-				Unit: "points/s", Doc: "points written per second by successful inserts"}}
+			return append([]workload.Metric{{Name: "points_per_sec", Value: float64(o.Count-o.Errors) / elapsed.Seconds(),
+				Unit: "points/s", Doc: "points written per second by successful inserts"}}, w.fp.metric(w.loadCount)...)
 		}
 	}
-	return nil
+	return w.fp.metric(w.loadCount)
 }
 
 func intIn(p *spec.Props, key string, def, lo, hi int64) (int, error) {
