@@ -20,14 +20,17 @@ import (
 // dbrig bench's terminal output: the plan (--dry-run), each run, the
 // spread of fault impacts over repeats; and its --json document.
 
-// BenchRun prints one finished run of a bench: its summary, the impact of
-// its faults and their verdicts, and what a verify: true read-back found.
+// BenchRun prints one finished run of a bench: its summary, load phase and
+// headline metrics (tpmC, the consistency result), the impact of its
+// faults and their verdicts, and what a verify: true read-back found.
 // It returns the failures: verdicts not met, acknowledged writes lost.
 func BenchRun(w io.Writer, o experiment.BenchOutcome) (failed []string) {
 	out := o.Outcome
 	fmt.Fprintln(w)
 	Summary(w, Header{RunID: out.RunID, Name: o.Run.Plan.Name, System: o.Run.Plan.Driver,
 		Workload: o.Run.Plan.WorkloadName(), Status: out.Status}, out.Phases)
+	LoadLine(w, out.Phases)
+	Headline(w, out.Metrics)
 	if len(out.Faults) > 0 {
 		Impacts(w, out.Impacts)
 		for _, j := range analysis.Judge(out.Impacts, limitsOf(o.Run.Exp.Verdicts)) {
