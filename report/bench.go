@@ -238,6 +238,7 @@ func BenchComparison(outs []experiment.BenchOutcome) analysis.BenchComparison {
 			if s, ok := out.Measured(); ok {
 				f.Measured = &s
 			}
+			f.Headline = out.Metrics
 		}
 		runs = append(runs, f)
 	}
@@ -285,6 +286,7 @@ func Comparison(w io.Writer, name string, c analysis.BenchComparison) {
 		}
 	}
 	t.write(w, "  ")
+	comparisonHeadline(w, name, c)
 	for _, r := range c.Rows {
 		if len(r.Left) == 0 {
 			continue
@@ -335,4 +337,35 @@ func pct(v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
 	}
 	return strconv.FormatFloat(v, 'g', 2, 64) + "%"
+}
+
+// comparisonHeadline prints the workloads' headline metrics (tpmC, points/s,
+// bytes per point) side by side, one row per combination, when any run has
+// them.
+func comparisonHeadline(w io.Writer, name string, c analysis.BenchComparison) {
+	if len(c.Headline) == 0 {
+		return
+	}
+	t := &table{}
+	head := []string{""}
+	for i, n := range c.Headline {
+		if u := c.Rows[0].Headline[i].Unit; u != "" {
+			n += " (" + u + ")"
+		}
+		head = append(head, n)
+	}
+	t.add(head...)
+	for _, r := range c.Rows {
+		group := r.Group
+		if group == "" {
+			group = name
+		}
+		row := []string{group}
+		for _, h := range r.Headline {
+			row = append(row, statText(h.Value, format.Rate))
+		}
+		t.add(row...)
+	}
+	fmt.Fprintf(w, "\n")
+	t.write(w, "  ")
 }

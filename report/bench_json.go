@@ -31,6 +31,14 @@ type comparisonJSON struct {
 	NotCounted      []notCountedJSON   `json:"not_counted"`
 	ThroughputRatio *float64           `json:"throughput_ratio"` // median OVERALL ops/s over the first group's; null: none
 	Ops             []comparisonOpJSON `json:"ops"`              // OVERALL first; operations the group never ran left out
+	// Headline are the workload's headline metrics (tpmC, points/s, …).
+	Headline []comparisonHeadlineJSON `json:"headline"`
+}
+
+type comparisonHeadlineJSON struct {
+	Name  string   `json:"name"`
+	Unit  string   `json:"unit"`
+	Value statJSON `json:"value"`
 }
 
 type notCountedJSON struct {
@@ -59,7 +67,12 @@ func comparisonOf(c analysis.BenchComparison) []comparisonJSON {
 	out := []comparisonJSON{}
 	stat := func(s analysis.Stat) statJSON { return statJSON{Median: s.Median, Min: s.Min, Max: s.Max, N: s.N} }
 	for _, r := range c.Rows {
-		j := comparisonJSON{Group: r.Group, Runs: append([]int64{}, r.Runs...), NotCounted: []notCountedJSON{}, Ops: []comparisonOpJSON{}}
+		j := comparisonJSON{Group: r.Group, Runs: append([]int64{}, r.Runs...), NotCounted: []notCountedJSON{}, Ops: []comparisonOpJSON{}, Headline: []comparisonHeadlineJSON{}}
+		for _, h := range r.Headline {
+			if h.Value.N > 0 {
+				j.Headline = append(j.Headline, comparisonHeadlineJSON{Name: h.Name, Unit: h.Unit, Value: stat(h.Value)})
+			}
+		}
 		if r.ThroughputRatio > 0 {
 			ratio := r.ThroughputRatio
 			j.ThroughputRatio = &ratio
