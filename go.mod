@@ -18,6 +18,7 @@ require (
 	github.com/prometheus/prometheus v0.42.0
 	github.com/redis/go-redis/v9 v9.14.0
 	github.com/redis/rueidis v1.0.59
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	go.etcd.io/etcd/api/v3 v3.6.5
 	go.etcd.io/etcd/client/v3 v3.6.5
 	go.mongodb.org/mongo-driver/v2 v2.8.2

@@ -19,12 +19,17 @@ type BenchRunFigures struct {
 	// Measured is the run's measure phase (nil: it has none). Only a
 	// finished (done) run with one counts.
 	Measured *measure.Summary
+	// Headline are the workload's headline metrics the run stored (tpmC,
+	// points/s, bytes per point), compared beside the operations.
+	Headline []results.RunMetric
 }
 
 // BenchComparison is a bench's runs side by side.
 type BenchComparison struct {
-	Ops  []string   // OVERALL first, then every operation in the order first seen
-	Rows []BenchRow // one per group, in the order first run
+	Ops []string // OVERALL first, then every operation in the order first seen
+	// Headline are the headline metrics' names, in the order first seen.
+	Headline []string
+	Rows     []BenchRow // one per group, in the order first run
 }
 
 // BenchRow is one matrix combination over its repeats.
@@ -39,6 +44,15 @@ type BenchRow struct {
 	// ThroughputRatio is the median OVERALL throughput over the first
 	// row's (1 for the first row; 0 when either has none).
 	ThroughputRatio float64
+	// Headline are the headline metrics over the counted runs, in
+	// BenchComparison.Headline's order (N = 0: this combination has none).
+	Headline []BenchHeadline
+}
+
+// BenchHeadline is one headline metric over a combination's repeats.
+type BenchHeadline struct {
+	Name, Unit string
+	Value      Stat
 }
 
 // BenchLeft is a run a comparison row could not count.
@@ -62,6 +76,8 @@ func CompareBench(runs []BenchRunFigures) BenchComparison {
 	var c BenchComparison
 	index := map[string]int{}
 	var counted [][]measure.Summary
+	var heads []map[string][]float64 // per row: metric name → the counted runs' values
+	units := map[string]string{}
 	seenOp := map[string]bool{measure.OverallOp: true}
 	c.Ops = []string{measure.OverallOp}
 	for _, r := range runs {
@@ -71,6 +87,7 @@ func CompareBench(runs []BenchRunFigures) BenchComparison {
 			index[r.Group] = i
 			c.Rows = append(c.Rows, BenchRow{Group: r.Group})
 			counted = append(counted, nil)
+			heads = append(heads, map[string][]float64{})
 		}
 		row := &c.Rows[i]
 		switch {
@@ -83,6 +100,13 @@ func CompareBench(runs []BenchRunFigures) BenchComparison {
 		}
 		row.Runs = append(row.Runs, r.RunID)
 		counted[i] = append(counted[i], *r.Measured)
+		for _, m := range r.Headline {
+			if _, ok := units[m.Name]; !ok {
+				units[m.Name] = m.Unit
+				c.Headline = append(c.Headline, m.Name)
+			}
+			heads[i][m.Name] = append(heads[i][m.Name], m.Value)
+		}
 		for _, o := range r.Measured.Ops {
 			if !seenOp[o.Op] {
 				seenOp[o.Op] = true
@@ -93,6 +117,9 @@ func CompareBench(runs []BenchRunFigures) BenchComparison {
 	for i := range c.Rows {
 		for _, op := range c.Ops {
 			c.Rows[i].Ops = append(c.Rows[i].Ops, compareOp(op, counted[i]))
+		}
+		for _, name := range c.Headline {
+			c.Rows[i].Headline = append(c.Rows[i].Headline, BenchHeadline{Name: name, Unit: units[name], Value: statOf(heads[i][name])})
 		}
 	}
 	if len(c.Rows) > 0 {

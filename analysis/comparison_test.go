@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbrig/dbrig/measure"
+	"github.com/dbrig/dbrig/results"
 )
 
 // cmpPhase is a measure phase with an OVERALL row and one row per op given as
@@ -81,5 +82,38 @@ func TestCompareBenchNothingCounted(t *testing.T) {
 	}
 	if len(c.Rows[0].Left) != 1 || c.Rows[0].Left[0].Why != "failed" {
 		t.Errorf("left %+v", c.Rows[0].Left)
+	}
+}
+
+// Headline metrics (points/s, bytes per point, tpmC) stand beside the
+// operations: over the counted runs only, in the order first seen, and a
+// combination without one has N = 0 there.
+func TestCompareBenchHeadline(t *testing.T) {
+	m := func(name string, v float64, unit string) results.RunMetric {
+		return results.RunMetric{Name: name, Value: v, Unit: unit}
+	}
+	ph := cmpPhase(cmpOp("", 100, 0, 10, 1, 2))
+	c := CompareBench([]BenchRunFigures{
+		{Group: "system=influxdb", RunID: 1, Status: "done", Measured: ph, Headline: []results.RunMetric{m("points/s", 20000, "points/s"), m("bytes_per_point", 19.5, "B")}},
+		{Group: "system=influxdb", RunID: 2, Status: "done", Measured: ph, Headline: []results.RunMetric{m("points/s", 24000, "points/s"), m("bytes_per_point", 18.5, "B")}},
+		{Group: "system=influxdb", RunID: 3, Status: "interrupted", Measured: ph, Headline: []results.RunMetric{m("points/s", 1, "points/s")}},
+		{Group: "system=postgres", RunID: 4, Status: "done", Measured: ph, Headline: []results.RunMetric{m("points/s", 46000, "points/s")}},
+	})
+	if want := []string{"points/s", "bytes_per_point"}; len(c.Headline) != 2 || c.Headline[0] != want[0] || c.Headline[1] != want[1] {
+		t.Fatalf("headline names %v, want %v", c.Headline, want)
+	}
+	for _, tc := range []struct {
+		name string
+		got  BenchHeadline
+		want BenchHeadline
+	}{
+		{"influxdb points/s (the interrupted run not counted)", c.Rows[0].Headline[0], BenchHeadline{"points/s", "points/s", Stat{Median: 22000, Min: 20000, Max: 24000, N: 2}}},
+		{"influxdb bytes", c.Rows[0].Headline[1], BenchHeadline{"bytes_per_point", "B", Stat{Median: 19, Min: 18.5, Max: 19.5, N: 2}}},
+		{"postgres points/s", c.Rows[1].Headline[0], BenchHeadline{"points/s", "points/s", Stat{Median: 46000, Min: 46000, Max: 46000, N: 1}}},
+		{"postgres has no bytes figure", c.Rows[1].Headline[1], BenchHeadline{"bytes_per_point", "B", Stat{}}},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s = %+v, want %+v", tc.name, tc.got, tc.want)
+		}
 	}
 }

@@ -45,7 +45,7 @@ func TestResolveBenchErrors(t *testing.T) {
 		{"mariadb has no replicas", "system: {driver: mysql, cluster: {recipe: mariadb,\n  replicas: 1}}\nworkload: {files: [workloada]}\n", "x.yaml:2:13: system.cluster.replicas: the mariadb recipe is one server"},
 		{"hazelcast has no sentinels", "system: {driver: hazelcast, cluster: {recipe: hazelcast, sentinels: 3}}\nworkload: {files: [workloada]}\n", "system.cluster.sentinels"},
 		{"wrong driver for a recipe", "system: {driver: postgres, cluster: {recipe: mariadb}}\nworkload: {files: [workloada]}\n", `"postgres" cannot drive a mariadb cluster (expected driver mysql)`},
-		{"unknown recipe", "system: {driver: mysql, cluster: {recipe: oracle}}\nworkload: {files: [workloada]}\n", `no local cluster recipe "oracle" (expected one of [cassandra etcd ferretdb hazelcast mariadb mysql postgres redis])`},
+		{"unknown recipe", "system: {driver: mysql, cluster: {recipe: oracle}}\nworkload: {files: [workloada]}\n", `no local cluster recipe "oracle" (expected one of [cassandra etcd ferretdb hazelcast influxdb mariadb mysql postgres redis victoriametrics])`},
 		{"too many runs", "system: {driver: null}\nworkload: {files: [workloada]}\nmatrix: {clients: [1,2,3,4,5,6,7,8,9,10,11]}\nrepeat: 10\n", "makes 110 runs"},
 	}
 	for _, tc := range cases {

@@ -20,14 +20,17 @@ import (
 // dbrig bench's terminal output: the plan (--dry-run), each run, the
 // spread of fault impacts over repeats; and its --json document.
 
-// BenchRun prints one finished run of a bench: its summary, the impact of
-// its faults and their verdicts, and what a verify: true read-back found.
+// BenchRun prints one finished run of a bench: its summary, load phase and
+// headline metrics (tpmC, the consistency result), the impact of its
+// faults and their verdicts, and what a verify: true read-back found.
 // It returns the failures: verdicts not met, acknowledged writes lost.
 func BenchRun(w io.Writer, o experiment.BenchOutcome) (failed []string) {
 	out := o.Outcome
 	fmt.Fprintln(w)
 	Summary(w, Header{RunID: out.RunID, Name: o.Run.Plan.Name, System: o.Run.Plan.Driver,
 		Workload: o.Run.Plan.WorkloadName(), Status: out.Status}, out.Phases)
+	LoadLine(w, out.Phases)
+	Headline(w, out.Metrics)
 	if len(out.Faults) > 0 {
 		Impacts(w, out.Impacts)
 		for _, j := range analysis.Judge(out.Impacts, limitsOf(o.Run.Exp.Verdicts)) {
@@ -235,6 +238,7 @@ func BenchComparison(outs []experiment.BenchOutcome) analysis.BenchComparison {
 			if s, ok := out.Measured(); ok {
 				f.Measured = &s
 			}
+			f.Headline = out.Metrics
 		}
 		runs = append(runs, f)
 	}
@@ -282,6 +286,7 @@ func Comparison(w io.Writer, name string, c analysis.BenchComparison) {
 		}
 	}
 	t.write(w, "  ")
+	comparisonHeadline(w, name, c)
 	for _, r := range c.Rows {
 		if len(r.Left) == 0 {
 			continue
@@ -332,4 +337,35 @@ func pct(v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
 	}
 	return strconv.FormatFloat(v, 'g', 2, 64) + "%"
+}
+
+// comparisonHeadline prints the workloads' headline metrics (tpmC, points/s,
+// bytes per point) side by side, one row per combination, when any run has
+// them.
+func comparisonHeadline(w io.Writer, name string, c analysis.BenchComparison) {
+	if len(c.Headline) == 0 {
+		return
+	}
+	t := &table{}
+	head := []string{""}
+	for i, n := range c.Headline {
+		if u := c.Rows[0].Headline[i].Unit; u != "" {
+			n += " (" + u + ")"
+		}
+		head = append(head, n)
+	}
+	t.add(head...)
+	for _, r := range c.Rows {
+		group := r.Group
+		if group == "" {
+			group = name
+		}
+		row := []string{group}
+		for _, h := range r.Headline {
+			row = append(row, statText(h.Value, format.Rate))
+		}
+		t.add(row...)
+	}
+	fmt.Fprintf(w, "\n")
+	t.write(w, "  ")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"math"
 
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/experiment"
@@ -32,6 +31,14 @@ type comparisonJSON struct {
 	NotCounted      []notCountedJSON   `json:"not_counted"`
 	ThroughputRatio *float64           `json:"throughput_ratio"` // median OVERALL ops/s over the first group's; null: none
 	Ops             []comparisonOpJSON `json:"ops"`              // OVERALL first; operations the group never ran left out
+	// Headline are the workload's headline metrics (tpmC, points/s, …).
+	Headline []comparisonHeadlineJSON `json:"headline"`
+}
+
+type comparisonHeadlineJSON struct {
+	Name  string   `json:"name"`
+	Unit  string   `json:"unit"`
+	Value statJSON `json:"value"`
 }
 
 type notCountedJSON struct {
@@ -60,7 +67,12 @@ func comparisonOf(c analysis.BenchComparison) []comparisonJSON {
 	out := []comparisonJSON{}
 	stat := func(s analysis.Stat) statJSON { return statJSON{Median: s.Median, Min: s.Min, Max: s.Max, N: s.N} }
 	for _, r := range c.Rows {
-		j := comparisonJSON{Group: r.Group, Runs: append([]int64{}, r.Runs...), NotCounted: []notCountedJSON{}, Ops: []comparisonOpJSON{}}
+		j := comparisonJSON{Group: r.Group, Runs: append([]int64{}, r.Runs...), NotCounted: []notCountedJSON{}, Ops: []comparisonOpJSON{}, Headline: []comparisonHeadlineJSON{}}
+		for _, h := range r.Headline {
+			if h.Value.N > 0 {
+				j.Headline = append(j.Headline, comparisonHeadlineJSON{Name: h.Name, Unit: h.Unit, Value: stat(h.Value)})
+			}
+		}
 		if r.ThroughputRatio > 0 {
 			ratio := r.ThroughputRatio
 			j.ThroughputRatio = &ratio
@@ -183,13 +195,13 @@ func StoredRunJSON(ctx context.Context, w io.Writer, store *results.Store, id in
 func BenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome) error {
 	doc := benchJSON{Experiment: b.Name, File: b.File, Runs: []benchRunJSON{}, Nodes: []nodeJSON{}, Events: []eventJSON{}, Impacts: []impactJSON{}}
 	for _, o := range outs {
-		r := benchRunJSON{Name: o.Run.Plan.Name, Matrix: map[string]string{}, Repeat: o.Run.Repeat}
+		r := benchRunJSON{JSONResult: ResultJSON(analysis.Result{}), Name: o.Run.Plan.Name, Matrix: map[string]string{}, Repeat: o.Run.Repeat}
 		for _, m := range o.Run.Exp.Matrix {
 			r.Matrix[m.Key] = m.Value
 		}
 		if o.Outcome != nil {
 			id := o.Outcome.RunID
-			r.JSONResult = Result(id, o.Outcome.Status, o.Outcome.Phases)
+			r.JSONResult = ResultJSON(analysis.ResultOf(MemoryRun(id, o.Outcome.Status, o.Outcome.Phases, o.Outcome.Metrics)))
 			if v := o.Outcome.Verify; v != nil {
 				r.LostWrites = &lostWritesJSON{InsertsAcked: v.InsertsAcked, DeletesAcked: v.DeletesAcked, Uncertain: v.Uncertain,
 					LostInserts: v.LostInserts, ResurrectedDeletes: v.ResurrectedDeletes, Unreadable: v.Unreadable}
@@ -217,29 +229,11 @@ func BenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome)
 				impacts = o.Outcome.Impacts
 			}
 			for _, im := range impacts {
-				j := impactJSON{RunID: id, Fault: im.Fault, Target: im.Detail, StartMS: im.Start.Milliseconds(), EndMS: im.End.Milliseconds(), NotFired: im.NotFired,
-					BaselineP50US: im.Baseline.P50, BaselineP95US: im.Baseline.P95, BaselineP99US: im.Baseline.P99,
-					FaultP50US: im.During.P50, FaultP95US: im.During.P95, FaultP99US: im.During.P99,
-					AfterP50US: im.After.P50, AfterP95US: im.After.P95, AfterP99US: im.After.P99,
-					ThroughputChangePct: im.ThroughputChangePct, Errors: im.During.Errors + im.After.Errors,
-					UnavailableMS: im.UnavailableMS, RecoveryCut: im.RecoveryCut}
-				if im.Recovery != nil {
-					ms := im.Recovery.Milliseconds()
-					j.RecoveryMS = &ms
-				}
-				for _, sh := range im.Shares {
-					j.NodeShare = append(j.NodeShare, nodeShareJSON{Node: sh.Node, Baseline: math.Round(sh.Baseline*10) / 10,
-						During: math.Round(sh.During*10) / 10, After: math.Round(sh.After*10) / 10})
-				}
-				for _, l := range im.Lags {
-					lj := replicaLagJSON{Node: l.Node, NormalBytes: int64(l.Normal), MaxBytes: int64(l.Max)}
-					if l.CaughtUp != nil {
-						ms := l.CaughtUp.Milliseconds()
-						lj.CaughtUpMS = &ms
-					}
-					j.ReplicaLag = append(j.ReplicaLag, lj)
-				}
-				doc.Impacts = append(doc.Impacts, j)
+				doc.Impacts = append(doc.Impacts, impactJSONOf(id, im))
+			}
+			r.JSONResult.Impacts = []impactJSON{}
+			for _, im := range impacts {
+				r.JSONResult.Impacts = append(r.JSONResult.Impacts, impactJSONOf(id, im))
 			}
 		}
 		if o.Err != nil {

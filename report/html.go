@@ -129,6 +129,8 @@ type runView struct {
 	Nodes        []results.Node
 	Impacts      []impactRow
 	Headline     []headlineRow // the workload's headline metrics (metrics.go)
+	LoadPhase    string        // the load phase in one sentence; "" without one
+	NodeMetrics  []nodeMetricRow
 }
 
 // impactRow is one fault's cost, formatted.
@@ -230,18 +232,14 @@ func newView(rep *analysis.Set) *view {
 
 func runViewOf(rd analysis.Run) runView {
 	d := rd.Detail
-	rv := runView{ID: d.ID, Status: d.DisplayStatus(), Message: d.Message, SummaryNote: rd.SummaryNote,
-		Spec: d.Info.Spec, Command: d.Info.Command, Nodes: rd.Nodes, Headline: headlineRows(rd.Headline)}
-	for _, im := range analysis.RunImpacts(rd) {
-		if im.NotFired {
-			rv.Impacts = append(rv.Impacts, impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
-				Before: "–", During: "–", After: "–", TputBefore: "–", TputDuring: "–", Change: "–", Unavailable: "–", Recovery: "did not fire"})
-			continue
-		}
-		rv.Impacts = append(rv.Impacts, impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
-			Before: Percentiles(im.Baseline), During: Percentiles(im.During), After: Percentiles(im.After),
-			TputBefore: format.Rate(im.Baseline.Throughput), TputDuring: format.Rate(im.During.Throughput),
-			Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: unavailable(im), Recovery: RecoveryText(im), Shares: ShareLine(im), Lags: LagLine(im)})
+	res := analysis.ResultOf(rd)
+	rv := runView{ID: d.ID, Status: res.Status, Message: res.Message, SummaryNote: res.ShownNote,
+		Spec: d.Info.Spec, Command: d.Info.Command, Nodes: rd.Nodes}
+	for _, m := range res.Headline {
+		rv.Headline = append(rv.Headline, headlineRow{Name: m.Name, Value: MetricValue(results.RunMetric{Name: m.Name, Value: m.Value, Unit: m.Unit}), Doc: m.Doc})
+	}
+	for _, im := range res.Impacts {
+		rv.Impacts = append(rv.Impacts, impactRowOf(im))
 	}
 	rv.Label = fmt.Sprintf("#%d %s", d.ID, d.System)
 	if d.Name != "" {
@@ -252,13 +250,18 @@ func runViewOf(rd analysis.Run) runView {
 			rv.Intervals++
 		}
 	}
-	if s := rd.Summary; s != nil {
+	if lp := res.LoadPhase; lp != nil {
+		rv.LoadPhase = loadPhaseText(*lp)
+	}
+	if s := res.Shown; s != nil {
 		rv.SummaryTitle = fmt.Sprintf("%s phase, %s", s.Phase, format.Elapsed(s.End.Sub(s.Start)))
 		for _, o := range s.Ops {
-			rv.Summary = append(rv.Summary, sumRowOf(o, false))
+			rv.Summary = append(rv.Summary, sumRowOf(o))
 		}
-		rv.Summary = append(rv.Summary, sumRowOf(analysis.Overall(*s), true))
 		rv.Errors = s.Errors
+	}
+	for _, n := range res.Nodes {
+		rv.NodeMetrics = append(rv.NodeMetrics, nodeMetricRowOf(n))
 	}
 	for _, e := range d.Events {
 		rv.Events = append(rv.Events, eventRow{At: format.Seconds(e.Time.Sub(d.Start).Seconds()), Kind: e.Kind,
@@ -267,9 +270,45 @@ func runViewOf(rd analysis.Run) runView {
 	return rv
 }
 
-func sumRowOf(o measure.OpSummary, overall bool) sumRow {
+// impactRowOf formats one fault's cost.
+func impactRowOf(im analysis.Impact) impactRow {
+	if im.NotFired {
+		return impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
+			Before: "–", During: "–", After: "–", TputBefore: "–", TputDuring: "–", Change: "–", Unavailable: "–", Recovery: "did not fire"}
+	}
+	return impactRow{Fault: im.Fault, At: format.Elapsed(im.Start), Detail: im.Detail, Outcome: im.Outcome,
+		Before: Percentiles(im.Baseline), During: Percentiles(im.During), After: Percentiles(im.After),
+		TputBefore: format.Rate(im.Baseline.Throughput), TputDuring: format.Rate(im.During.Throughput),
+		Change: fmt.Sprintf("%+.0f%%", im.ThroughputChangePct), Unavailable: unavailable(im), Recovery: RecoveryText(im), Shares: ShareLine(im), Lags: LagLine(im)}
+}
+
+// loadPhaseText is the load phase in one sentence.
+func loadPhaseText(lp analysis.LoadPhase) string {
+	s := fmt.Sprintf("load phase: %s records in %s, %s records/s; %s batches of %.1f records on average, per batch mean %s, p50 %s, p99 %s (%s per record)",
+		format.Int(lp.Records), format.Elapsed(time.Duration(lp.DurationS*float64(time.Second))), format.Rate(lp.RecordsPerSec),
+		format.Int(lp.Batches), lp.RecordsPerBatch, format.Micros(lp.BatchLatency.Mean), format.MicrosInt(lp.BatchLatency.P50),
+		format.MicrosInt(lp.BatchLatency.P99), format.Micros(lp.MeanUSPerRecord))
+	if lp.Partial {
+		s += fmt.Sprintf("; partial: %s of %s records", format.Int(lp.Records), format.Int(lp.Wanted))
+	}
+	return s
+}
+
+// nodeMetricRow is what one process did over the run, formatted.
+type nodeMetricRow struct {
+	Node, Samples, CPUMean, CPUMax, RSSMax, Written, WritesPerS, CtxPerS string
+}
+
+func nodeMetricRowOf(n analysis.NodeSummary) nodeMetricRow {
+	mib := func(b float64) string { return strconv.FormatFloat(b/(1<<20), 'f', 1, 64) + " MiB" }
+	return nodeMetricRow{Node: n.Node, Samples: strconv.Itoa(n.Samples), CPUMean: fmt.Sprintf("%.1f%%", n.CPUMeanPct),
+		CPUMax: fmt.Sprintf("%.1f%%", n.CPUMaxPct), RSSMax: mib(float64(n.RSSMaxBytes)), Written: mib(float64(n.WriteBytes)),
+		WritesPerS: mib(n.MeanWriteBPS) + "/s", CtxPerS: format.Rate(n.MeanCtxSwitchPS)}
+}
+
+func sumRowOf(o analysis.OpResult) sumRow {
 	r, s := o.Response, o.Service
-	return sumRow{Op: o.Op, Overall: overall, Cells: []string{
+	return sumRow{Op: o.Op, Overall: o.Overall, Cells: []string{
 		format.Int(o.Count), format.Int(o.Errors), format.Rate(o.Throughput), format.Micros(r.Mean),
 		format.MicrosInt(r.P50), format.MicrosInt(r.P90), format.MicrosInt(r.P95), format.MicrosInt(r.P99), format.MicrosInt(r.P999), format.MicrosInt(r.Max), format.MicrosInt(s.P99)}}
 }

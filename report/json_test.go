@@ -34,7 +34,7 @@ func TestJSONUnmarshalsWithTheNumbers(t *testing.T) {
 		t.Errorf("run fields = %+v", got)
 	}
 	check := func(section string, m map[string]map[string]float64, o measure.OpSummary, st measure.Stats) {
-		want := map[string]float64{"count": float64(o.Count), "errors": float64(o.Errors), "throughput": o.Throughput,
+		want := map[string]float64{"count": float64(o.Count), "errors": float64(o.Errors), "error_rate": float64(o.Errors) / float64(o.Count), "throughput": o.Throughput,
 			"mean_us": st.Mean, "p50_us": float64(st.P50), "p90_us": float64(st.P90), "p95_us": float64(st.P95),
 			"p99_us": float64(st.P99), "p999_us": float64(st.P999), "max_us": float64(st.Max)}
 		g := m[o.Op]

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 
@@ -60,54 +58,24 @@ func JSONRun(w io.Writer, runID int64, status string, sums []measure.Summary, ms
 // "workers": each worker's figures and the sentences that flag the ones
 // that fell behind, as `dbrig runs show ID --json` prints them.
 func JSONRunWorkers(w io.Writer, runID int64, status string, sums []measure.Summary, ms []results.RunMetric, ws *analysis.Workers) error {
-	if len(ms) == 0 && ws == nil {
-		return JSON(w, runID, status, sums)
-	}
-	b, err := json.Marshal(Result(runID, status, sums))
-	if err != nil {
-		return fmt.Errorf("json: %w", err)
-	}
-	obj := map[string]json.RawMessage{}
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return fmt.Errorf("json: %w", err)
-	}
-	if ws != nil {
-		if obj["workers"], err = json.Marshal(ws); err != nil {
-			return fmt.Errorf("json: workers: %w", err)
-		}
-	}
-	for _, m := range ms {
-		if _, taken := obj[m.Name]; taken {
-			continue // never hide a field of the result
-		}
-		v, err := json.Marshal(m.Value)
-		if err != nil {
-			return fmt.Errorf("json: metric %s: %w", m.Name, err)
-		}
-		obj[m.Name] = v
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(obj)
+	res := analysis.ResultOf(MemoryRun(runID, status, sums, ms))
+	res.Workers = ws
+	return WriteResultJSON(w, res)
 }
 
-// LoadLine writes one line on the load phase of a run that also measured:
-// records inserted and the rate, which the measure table leaves out.
+// LoadLine writes the load phase of a run that also measured (the
+// measure table leaves it out): records inserted and the rate, and the
+// batches' latency with the mean it comes to per record (writeLoadPhase).
 func LoadLine(w io.Writer, sums []measure.Summary) error {
 	ew := &errWriter{w: w}
-	hasMeasure := false
-	for _, s := range sums {
-		hasMeasure = hasMeasure || s.Phase == measure.PhaseMeasure
+	if _, ok := measure.Measured(sums); !ok {
+		return nil // a load-only run: its own summary shows the load
 	}
 	for _, s := range sums {
-		if s.Phase != measure.PhaseLoad || !hasMeasure || s.Records == 0 {
+		if s.Phase != measure.PhaseLoad || s.Records == 0 || !s.End.After(s.Start) {
 			continue
 		}
-		dur := s.End.Sub(s.Start)
-		if dur <= 0 {
-			continue
-		}
-		ew.printf("load phase: %s records in %s, %s records/s\n", format.Int(s.Records), format.Duration(dur), format.Rate(float64(s.Records)/dur.Seconds()))
+		writeLoadPhase(ew, analysis.LoadPhaseOf(s))
 	}
 	return ew.err
 }
@@ -115,12 +83,4 @@ func LoadLine(w io.Writer, sums []measure.Summary) error {
 // headlineRow is one headline metric in the HTML report.
 type headlineRow struct {
 	Name, Value, Doc string
-}
-
-func headlineRows(ms []results.RunMetric) []headlineRow {
-	out := make([]headlineRow, len(ms))
-	for i, m := range ms {
-		out[i] = headlineRow{Name: m.Name, Value: MetricValue(m), Doc: m.Doc}
-	}
-	return out
 }

@@ -67,29 +67,32 @@ func Summary(w io.Writer, h Header, sums []measure.Summary) error {
 	return ew.err
 }
 
-func writePhase(ew *errWriter, s measure.Summary) {
-	dur := s.End.Sub(s.Start)
-	errs := format.Int(s.Overall.Errors) + " errors"
-	if s.Overall.Errors > 0 {
-		errs += " (" + measure.SharePct(s.Overall.Errors, s.Overall.Count) + ")"
+func writePhase(ew *errWriter, s measure.Summary) { writePhaseResult(ew, analysis.PhaseOf(s)) }
+
+// writePhaseResult writes a phase's figures as analysis computed them.
+func writePhaseResult(ew *errWriter, p analysis.PhaseResult) {
+	all := p.Overall()
+	errs := format.Int(all.Errors) + " errors"
+	if all.Errors > 0 {
+		errs += " (" + measure.SharePct(all.Errors, all.Count) + ")"
 	}
 	ew.printf("\n%s phase: %s, %s operations, %s ops/s, %s\n",
-		s.Phase, format.Elapsed(dur), format.Int(s.Overall.Count), format.Rate(s.Overall.Throughput), errs)
-	if err := s.MostlyFailed(); err != nil {
-		ew.printf("FAILED: %v; ops/s counts the %s that succeeded\n", err, format.Int(s.Overall.Count-s.Overall.Errors))
+		p.Phase, format.Elapsed(p.End.Sub(p.Start)), format.Int(all.Count), format.Rate(all.Throughput), errs)
+	if err := (measure.Summary{Phase: p.Phase, Overall: measure.OpSummary{Count: all.Count, Errors: all.Errors}}).MostlyFailed(); err != nil {
+		ew.printf("FAILED: %v; ops/s counts the %s that succeeded\n", err, format.Int(all.Count-all.Errors))
 	}
-	if s.Records > 0 && dur > 0 {
+	if p.Records > 0 && p.DurationS > 0 {
 		ew.printf("%s records inserted, %s records/s (each operation below is one batch)\n",
-			format.Int(s.Records), format.Rate(float64(s.Records)/dur.Seconds()))
+			format.Int(p.Records), format.Rate(p.RecordsPerSec))
 	}
-	if s.Wanted > s.Records {
-		ew.printf("the data set is partial: %s of %s records were loaded\n", format.Int(s.Records), format.Int(s.Wanted))
+	if p.Wanted > p.Records {
+		ew.printf("the data set is partial: %s of %s records were loaded\n", format.Int(p.Records), format.Int(p.Wanted))
 	}
 	t := &table{}
 	t.add("op", "count", "errors", "ops/s", "mean", "p50", "p90", "p95", "p99", "p99.9", "max")
-	rows := s.Ops
-	if len(s.Ops) > 1 {
-		rows = analysis.WithOverall(s)
+	rows := p.Ops
+	if len(p.Ops) <= 2 { // one operation (or none): an OVERALL row would say the same
+		rows = p.Ops[:len(p.Ops)-1]
 	}
 	for _, o := range rows {
 		r := o.Response
@@ -103,26 +106,26 @@ func writePhase(ew *errWriter, s measure.Summary) {
 		svc = append(svc, o.Op+" "+format.MicrosInt(o.Service.P99))
 	}
 	ew.printf("service time p99: %s\n", strings.Join(svc, ", "))
-	if l := s.Lag; l.Max > 0 {
+	if l := p.Lag; l.Max > 0 {
 		ew.printf("dispatch lag (dbrig's own lateness, inside the response times): p50 %s, p99 %s, max %s\n",
 			format.MicrosInt(l.P50), format.MicrosInt(l.P99), format.MicrosInt(l.Max))
 	}
-	if w := s.StartWait(); w.MeanUS >= 1 {
+	if w := p.StartWait; w.MeanUS >= 1 {
 		ew.printf("waited before the start (response − service time, mean): %s = queueing behind busy clients %s + dispatch lag %s\n",
 			format.Micros(w.MeanUS), format.Micros(w.QueueMeanUS), format.Micros(w.LagMeanUS))
 	}
-	if analysis.GeneratorLate(s) {
+	if p.GeneratorLate {
 		ew.printf("warning: the load generator was late: dispatch lag p99 %s is more than %.0f%% of the response time p50 %s,\n"+
 			"  so latencies this small are partly dbrig's own (a busy machine? fewer clients, a lower rate, or a faster one)\n",
-			format.MicrosInt(s.Lag.P99), 100*analysis.LagShare, format.MicrosInt(s.Overall.Response.P50))
+			format.MicrosInt(p.Lag.P99), 100*analysis.LagShare, format.MicrosInt(all.Response.P50))
 	}
-	if full := s.Dropped - s.Late; full > 0 {
+	if full := p.Dropped - p.Late; full > 0 {
 		ew.printf("dropped: %s operations were not started: the backlog limit was hit (the target rate was not sustained)\n", format.Int(full))
 	}
-	if s.Late > 0 {
-		ew.printf("dropped: %s operations were still waiting for a client when the phase ended (the system fell behind the target rate)\n", format.Int(s.Late))
+	if p.Late > 0 {
+		ew.printf("dropped: %s operations were still waiting for a client when the phase ended (the system fell behind the target rate)\n", format.Int(p.Late))
 	}
-	writeErrors(ew, s.Errors)
+	writeErrors(ew, p.Errors)
 }
 
 // maxErrorLines bounds the error samples printed; all are in the store.

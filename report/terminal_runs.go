@@ -3,10 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/format"
@@ -53,112 +50,6 @@ func listStatus(r results.RunRow) string {
 		s += " (" + measure.SharePct(r.Errors, r.Count) + " errors)"
 	}
 	return s
-}
-
-// RunShow writes everything stored about a run: its context, the summary of
-// its measure phase(s), the other phases in one line each, and its events.
-func RunShow(w io.Writer, d *results.RunDetail) error {
-	ew := &errWriter{w: w}
-	info := d.Info
-	ew.printf("%s\n\n", HeaderOf(d))
-	ctx := &table{left: map[int]bool{1: true}}
-	kv := func(k, v string) {
-		if strings.TrimSpace(v) != "" {
-			ctx.add(k, v)
-		}
-	}
-	status := d.DisplayStatus()
-	if d.Message != "" {
-		status += ": " + d.Message
-	}
-	kv("status", status)
-	when := d.Start.Local().Format(time.RFC3339)
-	if !d.End.IsZero() {
-		when += " → " + d.End.Local().Format(time.RFC3339) + " (" + format.Elapsed(d.End.Sub(d.Start)) + ")"
-	}
-	kv("time", when)
-	kv("system", strings.TrimSpace(info.System+" "+info.ServerVersion))
-	kv("driver", info.Driver)
-	kv("target", info.Target)
-	kv("workload", info.Workload)
-	kv("load", format.LoadDetail(info.Load))
-	kv("tags", strings.Join(info.Tags, ", "))
-	kv("host", hostText(info.Host))
-	version := info.DbrigVersion
-	if info.GoVersion != "" {
-		version = strings.TrimSpace(version + " (" + info.GoVersion + ")")
-	}
-	kv("dbrig", version)
-	kv("command", info.Command)
-	ew.table(ctx, "")
-	if len(info.Props) > 0 {
-		keys := make([]string, 0, len(info.Props))
-		for k := range info.Props {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		ew.printf("properties:\n")
-		for _, k := range keys {
-			ew.printf("  %s=%s\n", k, info.Props[k])
-		}
-	}
-	ew.printf("\n")
-	for _, s := range d.Phases {
-		if s.Phase != measure.PhaseMeasure {
-			ew.printf("%s phase: %s, %s operations, %s ops/s, %s errors\n",
-				s.Phase, format.Elapsed(s.End.Sub(s.Start)), format.Int(s.Overall.Count), format.Rate(s.Overall.Throughput), format.Int(s.Overall.Errors))
-		}
-	}
-	for _, s := range d.Phases {
-		if s.Phase == measure.PhaseMeasure {
-			writePhase(ew, s)
-		}
-	}
-	if len(d.Events) > 0 {
-		ew.printf("\nevents:\n")
-		t := &table{left: map[int]bool{1: true, 2: true, 3: true, 4: true}}
-		for _, e := range d.Events {
-			t.add("+"+format.Elapsed(e.Time.Sub(d.Start)), e.Kind, e.Name, e.Outcome, e.Detail)
-		}
-		ew.table(t, "  ")
-	}
-	if len(d.Workers) > 0 {
-		writeWorkers(ew, d)
-	}
-	return ew.err
-}
-
-// writeWorkers lists a distributed run's workers: who did what, which one
-// was lost and when, and how far its clock was from the coordinator's.
-func writeWorkers(ew *errWriter, d *results.RunDetail) {
-	ew.printf("\nworkers:\n")
-	t := &table{left: map[int]bool{1: true, 2: true, 4: true, 8: true}}
-	t.add("worker", "host", "pid", "status", "records", "ops", "clock offset", "detail")
-	for _, w := range d.Workers {
-		detail := w.Detail
-		if !w.LostAt.IsZero() {
-			detail = strings.TrimSpace("lost at +" + format.Elapsed(w.LostAt.Sub(d.Start)) + " " + detail)
-		}
-		t.add(strconv.Itoa(w.Index), w.Host, strconv.Itoa(w.PID), w.Status, format.Int(w.Records), format.Int(w.Ops),
-			format.Duration(w.ClockOffset)+" ± "+format.Duration(w.RTT/2), detail)
-	}
-	ew.table(t, "  ")
-}
-
-func hostText(h results.Host) string {
-	var parts []string
-	for _, p := range []string{h.Hostname, h.OS, h.Kernel, h.CPUModel} {
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	if h.Cores > 0 {
-		parts = append(parts, fmt.Sprintf("%d cores", h.Cores))
-	}
-	if h.MemoryBytes > 0 {
-		parts = append(parts, fmt.Sprintf("%.1f GiB", float64(h.MemoryBytes)/(1<<30)))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // RunCompare writes, per operation of the two runs' measure phases, the

@@ -10,6 +10,5 @@ import (
 // phase) and, for a distributed run, "workers": each worker's figures and
 // the sentences that flag the ones that fell behind (analysis.Workers).
 func RunJSON(w io.Writer, rd analysis.Run) error {
-	d := rd.Detail
-	return JSONRunWorkers(w, d.ID, d.DisplayStatus(), d.Phases, nil, analysis.WorkersOf(rd))
+	return WriteResultJSON(w, analysis.ResultOf(rd))
 }

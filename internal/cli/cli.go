@@ -38,7 +38,7 @@ func commands() map[string]command {
 		"load":       {"only load the data (for a store that keeps it, e.g. -p pebble.dir=DIR)", loadCmd},
 		"validate":   {"check dbrig's measurements against the simulated store's known answer", validateCmd},
 		"selftest":   {"what this machine lets dbrig measure: harness ceiling and dispatch precision (selftest [--json] [--soak 10m])", selftestCmd},
-		"runs":       {"list, show and compare stored runs (runs list | show ID | compare ID ID)", runsCmd},
+		"runs":       {"list, show, compare and export stored runs (runs list | show ID | compare ID ID | export ID… --format csv|json)", runsCmd},
 		"check":      {"a CI regression gate: check NEW --baseline ID|tag:NAME|history:N [--fail-on 'throughput<-5%'] (exit 4 on a regression)", checkCmd},
 		"report":     {"write a self-contained HTML report of runs (report ID [ID…] -o r.html [--png DIR])", reportCmd},
 		"serve":      {"a read-only web dashboard over the results (serve [--addr 127.0.0.1:8080])", serveCmd},
