@@ -135,8 +135,8 @@ func exportImpacts(runs []analysis.Run) *exportTable {
 	return t
 }
 
-var stepCols = []string{"rating_id", "step", "kind", "target", "achieved", "pass", "stopped_early", "reason", "run_id",
-	"reset", "reset_s", "seconds", "terms"}
+var stepCols = []string{"rating_id", "step", "kind", "target", "achieved", "pass", "verdict", "inconclusive_why", "stopped_early", "reason", "run_id",
+	"reset", "reset_s", "seconds", "terms", "drift", "drift_figure"}
 
 // exportSteps: every step of every rating as stored, its SLA terms as
 // "term measured/limit unit pass|fail" joined by "; ".
@@ -156,8 +156,12 @@ func exportSteps(ratings []results.Rating) *exportTable {
 			if st.RunID != 0 {
 				run = st.RunID
 			}
-			t.add(r.ID, i+1, st.Kind, st.Target, st.Achieved, st.Pass, st.StoppedEarly, st.Reason, run,
-				st.Reset, st.ResetS, st.Seconds, strings.Join(terms, "; "))
+			var drift any
+			if st.Drift != nil {
+				drift = *st.Drift
+			}
+			t.add(r.ID, i+1, st.Kind, st.Target, st.Achieved, st.Pass, st.Verdict, st.InconclusiveWhy, st.StoppedEarly, st.Reason, run,
+				st.Reset, st.ResetS, st.Seconds, strings.Join(terms, "; "), drift, st.DriftFigure)
 		}
 	}
 	return t
