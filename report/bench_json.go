@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 
 	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/experiment"
@@ -169,6 +170,52 @@ type benchRunJSON struct {
 	Error  string            `json:"error,omitempty"`
 	// LostWrites is the read-back of a verify: true run (absent otherwise).
 	LostWrites *lostWritesJSON `json:"lost_writes,omitempty"`
+	// Verdicts are the experiment's verdicts on each fault of the run, on
+	// the figures of its impacts (absent without faults or verdicts).
+	Verdicts []verdictJSON `json:"verdicts,omitempty"`
+}
+
+// verdictJSON is one verdict on one fault (analysis.Judgement).
+type verdictJSON struct {
+	Fault   string `json:"fault"`
+	Verdict string `json:"verdict"` // as written, e.g. "unavailable < 2s"
+	Metric  string `json:"metric"`
+	// Value is the figure in the verdict metric's unit (seconds, percent
+	// or a count; docs/reference/verdicts.md); null when it could not be
+	// measured or the fault did not fire. Shown is it as the table prints it.
+	Value *float64 `json:"value"`
+	Shown string   `json:"shown"`
+	// Result: pass, fail or skipped (not measured, "if measured").
+	Result     string `json:"result"`
+	Unmeasured string `json:"unmeasured,omitempty"` // why there is no figure
+}
+
+// verdictsJSON judges the run's impacts by the experiment's verdicts, as
+// the terminal does (BenchRun).
+func verdictsJSON(o experiment.BenchOutcome, impacts []analysis.Impact) []verdictJSON {
+	var out []verdictJSON
+	for _, j := range analysis.Judge(impacts, limitsOf(o.Run.Exp.Verdicts)) {
+		v := verdictJSON{Fault: j.Fault, Verdict: j.Limit.Text, Metric: j.Limit.Metric, Result: "pass", Unmeasured: j.Unmeasured}
+		switch {
+		case !j.Pass:
+			v.Result = "fail"
+		case j.Unmeasured != "":
+			v.Result = "skipped"
+		}
+		switch {
+		case math.IsNaN(j.Got):
+			v.Unmeasured, v.Shown = "the fault did not fire", "the fault did not fire"
+		case j.Over:
+			v.Shown = j.Note
+		case j.Unmeasured != "":
+			v.Shown = "not measured: " + j.Unmeasured
+		default:
+			got := j.Got
+			v.Value, v.Shown = &got, analysis.Quantity(j.Limit.Metric, j.Got)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 type lostWritesJSON struct {
@@ -235,6 +282,7 @@ func BenchJSON(w io.Writer, b *experiment.Bench, outs []experiment.BenchOutcome)
 			for _, im := range impacts {
 				r.JSONResult.Impacts = append(r.JSONResult.Impacts, impactJSONOf(id, im))
 			}
+			r.Verdicts = verdictsJSON(o, impacts)
 		}
 		if o.Err != nil {
 			r.Error = o.Err.Error()
