@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -96,12 +97,80 @@ func TestMissingPointsPrecision(t *testing.T) {
 	}{
 		{times, 0},
 		{[]int64{1_600_000_000_123_000_000, 1_600_000_001_000_000_000, 1_600_000_002_500_000_000}, 0}, // ms
-		{[]int64{1_600_000_000_000_000_000, 1_600_000_002_000_000_000}, 1},                             // s: the second is absent
+		{[]int64{1_600_000_000_000_000_000, 1_600_000_002_000_000_000}, 1},                            // s: the second is absent
 		{nil, 3},
 	}
 	for _, tc := range cases {
 		if n := missing(times, []driver.Series{{Times: tc.got}}); n != tc.want {
 			t.Errorf("got %v: %d missing, want %d", tc.got, n, tc.want)
 		}
+	}
+}
+
+// memPoints keeps points in memory; lose drops some without telling.
+type memPoints struct {
+	memDB
+	pts map[string][]int64 // by driver.SeriesKey
+}
+
+func (d *memPoints) WritePoints(_ context.Context, _ string, pts []driver.Point) error {
+	for _, p := range pts {
+		k := driver.SeriesKey(p.Measurement, p.Tags)
+		d.pts[k] = append(d.pts[k], p.Time)
+	}
+	return nil
+}
+
+func (d *memPoints) QueryPoints(_ context.Context, _ string, q driver.Query) ([]driver.Series, error) {
+	var res []driver.Series
+	for _, tags := range q.Series {
+		s := driver.Series{}
+		for _, t := range d.pts[driver.SeriesKey(q.Measurement, tags)] {
+			if t >= q.From && t <= q.To {
+				s.Times = append(s.Times, t/1e6*1e6) // a store of milliseconds
+			}
+		}
+		res = append(res, s)
+	}
+	return res, nil
+}
+
+func (d *memPoints) DeletePoints(_ context.Context, _ string, q driver.Query) error {
+	for _, tags := range q.Series {
+		k := driver.SeriesKey(q.Measurement, tags)
+		d.pts[k] = slices.DeleteFunc(d.pts[k], func(t int64) bool { return t >= q.From && t <= q.To })
+	}
+	return nil
+}
+
+// Without a server: the tracker keeps driver.Points (and the intended
+// start a timeline needs), counts points lost behind its back, and does
+// not judge points a delete named.
+func TestVerifyPointsInMemory(t *testing.T) {
+	ctx := context.Background()
+	db := &memPoints{memDB: memDB{m: map[string]bool{}}, pts: map[string][]int64{}}
+	tr := newTracker(db)
+	tr.tl = newTimeline(time.Now())
+	wrapped := tr.wrap()
+	if _, ok := wrapped.(driver.ScheduleAware); !ok {
+		t.Fatal("the tracker with a timeline does not want intended starts")
+	}
+	w := wrapped.(driver.Points)
+	tags := []driver.Tag{{Key: "host", Value: "a"}}
+	var pts []driver.Point
+	for i := int64(0); i < 100; i++ {
+		pts = append(pts, driver.Point{Measurement: "m", Tags: tags, Time: 1e12 + i*1e9 + 7, Fields: []driver.Field{{Name: "v", Value: []byte("1")}}})
+	}
+	if err := w.WritePoints(ctx, "t", pts); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.(driver.PointDeleter).DeletePoints(ctx, "t", driver.Query{Measurement: "m", Series: [][]driver.Tag{tags}, From: 1e12, To: 1e12 + 9e9 + 7}); err != nil {
+		t.Fatal(err)
+	}
+	k := driver.SeriesKey("m", tags)
+	db.pts[k] = db.pts[k][:len(db.pts[k])-3] // the newest 3 lost
+	v := tr.verify(ctx, time.Second)
+	if v.InsertsAcked != 90 || v.LostInserts != 3 || v.Uncertain != 10 {
+		t.Errorf("verify: %+v; want 90 acknowledged, 3 lost, 10 uncertain (deleted)", v)
 	}
 }
