@@ -25,7 +25,7 @@ import (
 // span a DeletePoints named (acknowledged or not: the order a concurrent
 // write and delete were applied in is unknown). A store that keeps a
 // coarser precision than nanoseconds (VictoriaMetrics: ms) has a point at
-// its time truncated to µs, ms or s. Memory: 8 bytes per acknowledged point
+// its time truncated to µs, ms or s. Memory: 8 bytes per point written
 // (16 while its series' slice grows) and one entry per series and field.
 
 // verifyPointSpan bounds the points one read-back query asks for.
