@@ -128,3 +128,11 @@ func tagsSorted(tags []Tag) bool {
 type Footprint interface {
 	DiskBytes(ctx context.Context, table string) (int64, error)
 }
+
+// PointsFlusher is implemented by a Points driver whose store makes
+// acknowledged points searchable only after a while (VictoriaMetrics'
+// in-memory buffers): Flush makes everything written so far searchable,
+// before a read-back of what was written (verify: true).
+type PointsFlusher interface {
+	Flush(ctx context.Context) error
+}

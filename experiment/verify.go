@@ -55,19 +55,27 @@ type tracker struct {
 	last     map[trackKey]writeState // nil: writes are not tracked (only the timeline)
 	inflight map[trackKey]int
 	tl       *timeline // nil: no timeline
+	pts      *pointLog // nil: points are not tracked (verifypoints.go)
 }
 
 func newTracker(db driver.DB) *tracker {
-	return &tracker{db: db, last: map[trackKey]writeState{}, inflight: map[trackKey]int{}}
+	t := &tracker{db: db, last: map[trackKey]writeState{}, inflight: map[trackKey]int{}}
+	if _, ok := db.(driver.Points); ok {
+		t.pts = newPointLog()
+	}
+	return t
 }
 
 // wrap returns the tracker as a driver.DB with the capabilities of the
-// driver the runner looks for (batch inserts, intended starts; a timeline
-// needs every operation's intended start).
+// driver the runner and the workloads look for (batch inserts, intended
+// starts, time series; a timeline needs every operation's intended start).
 func (t *tracker) wrap() driver.DB {
 	_, batch := t.db.(driver.BatchInserter)
 	_, aware := t.db.(driver.ScheduleAware)
 	aware = aware || t.tl != nil
+	if _, ok := t.db.(driver.Points); ok {
+		return t.wrapPoints(batch, aware)
+	}
 	switch {
 	case batch && aware:
 		return trackedBatchAware{trackedBatch{tracked{t}}}
@@ -198,6 +206,7 @@ func (t *tracker) verify(ctx context.Context, timeout time.Duration) results.Ver
 	}
 	close(jobs)
 	wg.Wait()
+	t.verifyPoints(ctx, timeout, &v)
 	v.TookMS = time.Since(began).Milliseconds()
 	return v
 }

@@ -50,11 +50,12 @@ type DB struct {
 }
 
 var (
-	_ driver.DB        = (*DB)(nil)
-	_ driver.Points    = (*DB)(nil)
-	_ driver.Resetter  = (*DB)(nil)
-	_ driver.Versioner = (*DB)(nil)
-	_ driver.Describer = (*DB)(nil)
+	_ driver.DB            = (*DB)(nil)
+	_ driver.Points        = (*DB)(nil)
+	_ driver.Resetter      = (*DB)(nil)
+	_ driver.Versioner     = (*DB)(nil)
+	_ driver.Describer     = (*DB)(nil)
+	_ driver.PointsFlusher = (*DB)(nil)
 )
 
 var errNoRecords = errclass.Wrap(errclass.Other, fmt.Errorf("victoriametrics keeps time series only: run a time-series workload (tsworkloada, devops)"))

@@ -93,6 +93,7 @@ type Devops struct {
 	// Without a load in this process, run writes begin at runOffset.
 	handoff []atomic.Pointer[dcursor]
 	fp      footprint
+	cents   [][]byte // a value's text by hundredths (centsText), shared by the clients
 }
 
 var _ workload.Workload = (*Devops)(nil)
@@ -105,7 +106,7 @@ func IsDevops(p *spec.Props) bool { return strings.TrimSpace(p.String("workload"
 func NewDevops(p *spec.Props) (*Devops, error) {
 	p.Known("workload")
 	p.Declare(DevopsProps()...)
-	w := &Devops{}
+	w := &Devops{cents: centsText()}
 	if err := w.readSeries(p); err != nil {
 		return nil, err
 	}

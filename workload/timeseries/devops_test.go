@@ -169,3 +169,16 @@ func TestAppendCents(t *testing.T) {
 		}
 	}
 }
+
+// The table a devops value is looked up in gives what appendCents gives.
+func TestCentsText(t *testing.T) {
+	tab := centsText()
+	for _, v := range []float64{0, 0.004, 0.005, 0.994, 1.5, 12.345, 50.125, 99.994, 99.995, 100} {
+		if got, want := string(tab[int64(v*100+0.5)]), string(appendCents(nil, v)); got != want {
+			t.Errorf("table at %v = %s, appendCents %s", v, got, want)
+		}
+	}
+	if a := tab[5]; cap(a) != len(a) {
+		t.Errorf("entry capacity %d beyond its length %d: an append would overwrite the next", cap(a), len(a))
+	}
+}

@@ -47,9 +47,7 @@ type devopsClient struct {
 	pts    []point
 	recs   []driver.Record
 	bufs   [][]byte
-	vbufs  [][]byte
 	keys   []string
-	offs   []int
 	q      point // the series a query reads
 	bk     buckets
 }
@@ -116,31 +114,33 @@ func (c *devopsClient) fill(i, h int, k int64) *point {
 		c.pts = append(c.pts, point{measurement: []byte("cpu"), tagKeys: devopsTags, fieldNames: w.metrics, fieldVals: make([][]byte, len(w.metrics))})
 		c.recs = append(c.recs, driver.Record{})
 		c.bufs = append(c.bufs, nil)
-		c.vbufs = append(c.vbufs, nil)
 	}
 	p := &c.pts[i]
 	p.tagVals = w.hostTags[h]
 	p.ts = w.start + k*w.interval
-	b := c.vbufs[i][:0]
 	base := (h - c.lo) * len(w.metrics)
-	offs := c.offs[:0]
 	for j := range w.metrics {
 		v := c.vals[base+j] + (c.r.Float64()-0.5)*2
 		v = min(100, max(0, v))
 		c.vals[base+j] = v
-		offs = append(offs, len(b))
-		b = appendCents(b, v)
+		p.fieldVals[j] = w.cents[int64(v*100+0.5)]
 	}
-	for j := range w.metrics {
-		end := len(b)
-		if j+1 < len(offs) {
-			end = offs[j+1]
-		}
-		p.fieldVals[j] = b[offs[j]:end:end]
-	}
-	c.offs = offs
-	c.vbufs[i] = b
 	return p
+}
+
+// centsText is the text of every value 0.00 … 100.00 by hundredths, in
+// one array: a devops value is looked up, not formatted (the cost of
+// formatting was a third of a native point's). Read only.
+func centsText() [][]byte {
+	const n = 10001
+	all := make([]byte, 0, n*6)
+	t := make([][]byte, n)
+	for x := range n {
+		i := len(all)
+		all = appendCents(all, float64(x)/100)
+		t[x] = all[i:len(all):len(all)]
+	}
+	return t
 }
 
 // appendCents appends v >= 0 with two decimals (what strconv's 'f', 2

@@ -46,11 +46,17 @@ func (n *nativePoints) add(p *point, tick int64, tags []driver.Tag) {
 		}
 		n.tags[i], tags = t, t
 	}
-	f := n.fields[i][:0]
-	for j, name := range p.fieldNames {
-		f = append(f, driver.Field{Name: name, Value: p.fieldVals[j]})
+	f := n.fields[i]
+	if len(f) != len(p.fieldNames) {
+		f = append(f[:0], make([]driver.Field, len(p.fieldNames))...)
+		n.fields[i] = f
 	}
-	n.fields[i] = f
+	for j, name := range p.fieldNames {
+		if f[j].Name != name { // the names of a slot rarely change: not written again
+			f[j].Name = name
+		}
+		f[j].Value = p.fieldVals[j]
+	}
 	if n.meas != string(p.measurement) { // the comparison does not allocate
 		n.meas = string(p.measurement)
 	}

@@ -83,13 +83,16 @@ func Choose(pts []driver.Point, unit int64) (string, int64) {
 
 // Append appends pts as lines, times divided by unit (truncated).
 func Append(dst []byte, pts []driver.Point, unit int64) []byte {
+	// The points of a batch name the same tag keys and fields over and
+	// over: each "key=" is escaped once per call and copied from its first
+	// place in dst after that (escaping byte by byte was most of the cost).
+	var tags, fields [16]escaped
 	for i := range pts {
 		p := &pts[i]
 		dst = appendEscaped(dst, p.Measurement, false)
-		for _, t := range p.Tags {
+		for j, t := range p.Tags {
 			dst = append(dst, ',')
-			dst = appendEscaped(dst, t.Key, true)
-			dst = append(dst, '=')
+			dst = appendKey(dst, &tags, j, t.Key)
 			dst = appendEscaped(dst, t.Value, true)
 		}
 		for j, f := range p.Fields {
@@ -98,8 +101,7 @@ func Append(dst []byte, pts []driver.Point, unit int64) []byte {
 			} else {
 				dst = append(dst, ',')
 			}
-			dst = appendEscaped(dst, f.Name, true)
-			dst = append(dst, '=')
+			dst = appendKey(dst, &fields, j, f.Name)
 			dst = append(dst, f.Value...)
 		}
 		dst = append(dst, ' ')
@@ -109,10 +111,40 @@ func Append(dst []byte, pts []driver.Point, unit int64) []byte {
 	return dst
 }
 
+// escaped is where a key's escaped form and its '=' are in dst.
+type escaped struct {
+	key      string
+	from, to int
+}
+
+// appendKey appends key escaped and '=', copied from where it was last
+// written when the key at position j of the point is the same as then.
+func appendKey(dst []byte, seen *[16]escaped, j int, key string) []byte {
+	if j < len(seen) && seen[j].to > 0 && seen[j].key == key {
+		return append(dst, dst[seen[j].from:seen[j].to]...)
+	}
+	from := len(dst)
+	dst = append(appendEscaped(dst, key, true), '=')
+	if j < len(seen) {
+		seen[j] = escaped{key, from, len(dst)}
+	}
+	return dst
+}
+
 // appendEscaped escapes what line protocol requires: commas and spaces
 // everywhere, equals signs in tag keys, tag values and field keys.
 func appendEscaped(dst []byte, s string, eq bool) []byte {
-	for i := 0; i < len(s); i++ {
+	// Names and tags rarely need escaping: copied whole up to the first
+	// byte that does (a byte-by-byte append was half of Append's cost).
+	i := 0
+	for i < len(s) {
+		if c := s[i]; c == ',' || c == ' ' || c == '\n' || (eq && c == '=') {
+			break
+		}
+		i++
+	}
+	dst = append(dst, s[:i]...)
+	for ; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == ',' || c == ' ' || (eq && c == '='):
 			dst = append(dst, '\\', c)

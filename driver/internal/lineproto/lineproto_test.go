@@ -99,3 +99,25 @@ func TestPostClasses(t *testing.T) {
 		}
 	}
 }
+
+// A key is copied from where it was first escaped only while the point
+// names the same key at the same position.
+func TestAppendRepeatedKeys(t *testing.T) {
+	f := func(names ...string) []driver.Field {
+		var fs []driver.Field
+		for _, n := range names {
+			fs = append(fs, driver.Field{Name: n, Value: []byte("1")})
+		}
+		return fs
+	}
+	pts := []driver.Point{
+		{Measurement: "m", Tags: []driver.Tag{{Key: "a b", Value: "1"}}, Time: 1, Fields: f("x=", "y")},
+		{Measurement: "m", Tags: []driver.Tag{{Key: "a b", Value: "2"}}, Time: 2, Fields: f("x=", "y")},
+		{Measurement: "m", Tags: []driver.Tag{{Key: "c", Value: "3"}, {Key: "a b", Value: "4"}}, Time: 3, Fields: f("y", "x=")},
+		{Measurement: "m", Time: 4, Fields: f("y")},
+	}
+	want := "m,a\\ b=1 x\\==1,y=1 1\nm,a\\ b=2 x\\==1,y=1 2\nm,c=3,a\\ b=4 y=1,x\\==1 3\nm y=1 4\n"
+	if got := string(Append([]byte("keep"), pts, 1)); got != "keep"+want {
+		t.Errorf("Append:\n got %q\nwant %q", got, "keep"+want)
+	}
+}
