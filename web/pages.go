@@ -41,6 +41,7 @@ type runsData struct {
 	Runs                                        []runView
 	Total, From, To                             int
 	Prev, Next                                  string
+	Ratings                                     bool // the experiments of ratings are listed too
 }
 
 // runs is the runs list: filters, sorting by any column, pages of pageSize,
@@ -49,7 +50,11 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	d := runsData{System: q.Get("system"), Workload: q.Get("workload"), Tag: q.Get("tag"), Status: q.Get("status"),
 		Since: q.Get("since"), Until: q.Get("until"), Statuses: statuses}
-	rq := results.RunQuery{Filter: results.Filter{System: d.System, Workload: d.Workload, Tag: d.Tag, Status: d.Status, Limit: pageSize}}
+	// A rating's experiments fill a list; they are shown when asked for
+	// (ratings=1) or by tag (tag=rating:3), as dbrig runs list does.
+	d.Ratings = q.Get("ratings") == "1"
+	rq := results.RunQuery{Filter: results.Filter{System: d.System, Workload: d.Workload, Tag: d.Tag, Status: d.Status, Limit: pageSize,
+		NoRatingSteps: !d.Ratings && d.Tag == ""}}
 	if d.Status != "" && !slices.Contains(statuses, d.Status) {
 		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("status %q: expected one of %s", d.Status, strings.Join(statuses, ", ")))
 		return

@@ -299,3 +299,33 @@ func TestHistoryLoadModels(t *testing.T) {
 		t.Errorf("the runs list does not link the history of the run's load model:\n%.3000s", body)
 	}
 }
+
+// A rating's experiments do not fill the runs list: they are listed when
+// asked for (ratings=1) or by their tag, as dbrig runs list does.
+func TestRunsListLeavesOutRatingExperiments(t *testing.T) {
+	f := newFixture(t)
+	step := webtest.Default(t0.Add(96 * time.Hour))
+	step.Name, step.Tags = "rating step", []string{"rating:7"}
+	r, err := webtest.Add(context.Background(), f.store, step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := web.NewServer(f.store)
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"/", false},
+		{"/?ratings=1", true},
+		{"/?tag=rating:7", true},
+	} {
+		code, body := get(t, h, "GET", tc.path)
+		got := strings.Contains(","+strings.Join(listed(body), ",")+",", ","+ids(r.ID)+",")
+		if code != 200 || got != tc.want {
+			t.Errorf("%s: status %d, lists the rating's run: %v, want %v", tc.path, code, got, tc.want)
+		}
+	}
+	if _, body := get(t, h, "GET", "/"); !strings.Contains(body, `href="/?ratings=1"`) {
+		t.Error("the list does not say where the rating experiments are")
+	}
+}
