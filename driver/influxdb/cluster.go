@@ -73,7 +73,7 @@ bind-address = %q
 `, cluster.HostPort(rp), filepath.Join(nd, "meta"), filepath.Join(nd, "data"), filepath.Join(nd, "wal"),
 			extra.String(), cluster.HostPort(hp))},
 	}
-	ns.Ready = func(ctx context.Context) error { return ping(ctx, url) }
+	ns.Ready = func(ctx context.Context) error { return cluster.HTTPStatus(ctx, url+"/ping", http.StatusNoContent) }
 	return []cluster.Stage{{Name: "server", Nodes: []*cluster.NodeSpec{ns}}}, nil
 }
 
@@ -81,23 +81,6 @@ bind-address = %q
 func (Cluster) Props(nodes []cluster.Node) map[string]string {
 	for _, n := range nodes {
 		return map[string]string{"influxdb.url": "http://" + cluster.HostPort(n.Ports["client"])}
-	}
-	return nil
-}
-
-// ping: /ping answers 204 once the server serves its API.
-func ping(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/ping", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		return fmt.Errorf("ping: HTTP %d", resp.StatusCode)
 	}
 	return nil
 }

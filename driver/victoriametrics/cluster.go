@@ -83,7 +83,7 @@ func (c Cluster) Layout(l *cluster.Layout) ([]cluster.Stage, error) {
 		DataDir: nd, Log: l.LogPath(name), Durable: true, URL: url,
 		Ports: map[string]int{"client": port},
 	}
-	ns.Ready = func(ctx context.Context) error { return health(ctx, url) }
+	ns.Ready = func(ctx context.Context) error { return cluster.HTTPStatus(ctx, url+"/health", http.StatusOK) }
 	return []cluster.Stage{{Name: "server", Nodes: []*cluster.NodeSpec{ns}}}, nil
 }
 
@@ -91,23 +91,6 @@ func (c Cluster) Layout(l *cluster.Layout) ([]cluster.Stage, error) {
 func (Cluster) Props(nodes []cluster.Node) map[string]string {
 	for _, n := range nodes {
 		return map[string]string{"victoriametrics.url": "http://" + cluster.HostPort(n.Ports["client"])}
-	}
-	return nil
-}
-
-// health: /health answers 200 once the server serves its API.
-func health(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("health: HTTP %d", resp.StatusCode)
 	}
 	return nil
 }
