@@ -15,16 +15,19 @@
 # rounds; the line shows each tool's records/s as it reports it (its load
 # phase, without connecting and creating the table), the ratio, each
 # process's wall time and CPU per record. dbrig loads batches of 100
-# records per loader with cassandra.loadinflight (8) inserts in flight;
-# go-ycsb one insert at a time per thread; so the line also shows dbrig
-# with cassandra.loadinflight=1 (one insert at a time per loader, as
-# go-ycsb) and its ratio. The last load of each tool is what the runs read.
+# records per loader, its inserts concurrent, cassandra.loadinflight (32)
+# in flight across the loaders; go-ycsb one insert at a time per thread;
+# so the line also shows dbrig with as many in flight as go-ycsb
+# (cassandra.loadinflight=LOADERS) and its ratio. The last load of each
+# tool is what the runs read.
 # Then per round, workload and clients the ops/s of dbrig and go-ycsb, the
 # ratio dbrig/go-ycsb, and each tool's CPU per operation (user + system µs
 # of its process / operations). DBRIG_HOSTS: one node's host:port (go-ycsb's
 # cassandra.cluster takes it as is). GOYCSB: go-ycsb built from its module
 # (github.com/pingcap/go-ycsb; see scripts/pg-vs-peers.sh), else go-ycsb on
 # PATH. RECORDS (default 20000).
+# WORKLOADS: the workloads run after the load (default "a c"; "" for the
+# load alone).
 # Differences: go-ycsb routes round-robin (gocql's default; dbrig token-aware)
 # and counts a missing key on Read as a success; neither retries.
 set -euo pipefail
@@ -117,17 +120,17 @@ try: print("%.2f" % (float(sys.argv[1].split("(")[0]) / float(sys.argv[2])))
 except (ValueError, ZeroDivisionError): print("-")' "$1" "$2"; }
 readprop() { case $1 in a) echo 0.5 ;; c) echo 1 ;; esac; }
 
-echo "load of $records records: round loaders dbrig_records/s go-ycsb_records/s dbrig/go-ycsb | wall s: dbrig go-ycsb | cpu µs/record: dbrig go-ycsb | dbrig 1-in-flight: records/s ratio"
+echo "load of $records records: round loaders dbrig_records/s go-ycsb_records/s dbrig/go-ycsb | wall s: dbrig go-ycsb | cpu µs/record: dbrig go-ycsb | dbrig, LOADERS in flight: records/s ratio"
 # dbrig's first load creates the keyspace, which go-ycsb needs.
 for r in $(seq "$rounds"); do
 	for c in "${loaders[@]}"; do
 		if [ $((r % 2)) = 1 ]; then
-			read -r o _ _ < <(load_dbrig "$c" -p cassandra.loadinflight=1)
+			read -r o _ _ < <(load_dbrig "$c" -p cassandra.loadinflight="$c")
 			read -r d dw dc < <(load_dbrig "$c")
 			read -r g gw gc < <(load_goycsb "$c")
 		else
 			read -r g gw gc < <(load_goycsb "$c")
-			read -r o _ _ < <(load_dbrig "$c" -p cassandra.loadinflight=1)
+			read -r o _ _ < <(load_dbrig "$c" -p cassandra.loadinflight="$c")
 			read -r d dw dc < <(load_dbrig "$c")
 		fi
 		echo "$r load/$c $d $g $(ratio "$d" "$g") | $dw $gw | $dc $gc | $o $(ratio "$o" "$g")"
@@ -136,7 +139,7 @@ done
 
 echo "round workload/clients dbrig go-ycsb dbrig/go-ycsb | cpu µs/op: dbrig go-ycsb"
 for r in $(seq "$rounds"); do
-	for w in a c; do
+	for w in ${WORKLOADS-a c}; do
 		for c in "${clients[@]}"; do
 			read -r d dc < <(run_dbrig "$w" "$c")
 			read -r g gc < <(run_goycsb "$(readprop "$w")" "$c")

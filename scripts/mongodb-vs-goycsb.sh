@@ -25,6 +25,8 @@
 # the ratio dbrig/go-ycsb. Both use zipfian requests, 10 fields of 100
 # bytes, reads of all fields, updates of one; go-ycsb's database is always
 # ycsb, so DBRIG_MONGODB_URL's path must be /ycsb.
+# WORKLOADS: the workloads run after the load (default "a c"; "" for the
+# load alone).
 set -euo pipefail
 dbrig=${1:?usage: mongodb-vs-goycsb.sh DBRIG GOYCSB [SECONDS] [ROUNDS] [\"CLIENTS…\"]}
 goycsb=${2:?usage: mongodb-vs-goycsb.sh DBRIG GOYCSB [SECONDS] [ROUNDS] [\"CLIENTS…\"]}
@@ -132,7 +134,7 @@ PY
 }
 echo "round workload clients dbrig_ops/s goycsb_ops/s dbrig/goycsb"
 for r in $(seq "$rounds"); do
-	for w in a c; do
+	for w in ${WORKLOADS-a c}; do
 		for c in "${clients[@]}"; do
 			if [ $((r % 2)) = 1 ]; then
 				o=$(run_dbrig "$w" "$c")
