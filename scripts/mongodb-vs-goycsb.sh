@@ -18,8 +18,8 @@
 # records does).
 # Then each tool loads RECORDS records (default 1000) into a new collection
 # of its own (mvg_dbrig_PID, mvg_goycsb_PID: the same size and both fresh,
-# so the same work for a server whose reads scan the collection; left on
-# the server). Then per
+# so the same work for a server whose reads scan the collection; dropped at
+# the end). Then per
 # round, workload and client count, dbrig and go-ycsb run SECONDS each, the
 # one starting alternating between rounds, and the line shows both ops/s and
 # the ratio dbrig/go-ycsb. Both use zipfian requests, 10 fields of 100
@@ -104,6 +104,8 @@ for r in $(seq "$rounds"); do
 done
 for t in "${dropped[@]}"; do drop "$t"; done
 
+workloads=${WORKLOADS-a c}
+[ -n "$workloads" ] || exit 0
 echo "loading $records records for each tool's runs" >&2
 "$dbrig" load --driver mongodb -P workloada "${dprops[@]}" --clients 4 --recreate --quiet --store "$tmp/load.db" >/dev/null
 "$goycsb" load mongodb "${gprops[@]}" -p threadcount=4 -p operationcount="$records" >"$tmp/gload" 2>&1 ||
@@ -134,7 +136,7 @@ PY
 }
 echo "round workload clients dbrig_ops/s goycsb_ops/s dbrig/goycsb"
 for r in $(seq "$rounds"); do
-	for w in ${WORKLOADS-a c}; do
+	for w in $workloads; do
 		for c in "${clients[@]}"; do
 			if [ $((r % 2)) = 1 ]; then
 				o=$(run_dbrig "$w" "$c")
@@ -147,3 +149,5 @@ for r in $(seq "$rounds"); do
 		done
 	done
 done
+drop "mvg_dbrig_$$"
+drop "mvg_goycsb_$$"
