@@ -245,6 +245,21 @@ func sampleNodes(ctx context.Context, store *results.Store, runID int64, nodes [
 	return func() { cancel(); wg.Wait() }
 }
 
+// CanImage tells, before the cluster starts, whether it could keep images
+// of its nodes' data (cluster.CanImagePlanned): an error wrapping
+// cluster.ErrNoImage if not. A plan not laid out yet is laid out (nothing
+// starts); an error of that layout is returned as it is.
+func (cp *ClusterPlan) CanImage() error {
+	nodes := cp.Nodes
+	if nodes == nil {
+		var err error
+		if nodes, _, err = cluster.Plan(cp.Recipe, cp.Fixed); err != nil {
+			return err
+		}
+	}
+	return cluster.CanImagePlanned(cp.Recipe.System(), nodes)
+}
+
 // Standing is a local cluster stood up once for many runs, as a rating's
 // experiments are: each run is attached to it (Attach) instead of standing
 // up a cluster of its own, so that the data set outlives the run.

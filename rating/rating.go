@@ -483,6 +483,9 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	if t, ok := first.Workload.(interface{ Table() string }); ok {
 		table = t.Table()
 	}
+	if err := checkPlannedSnapshot(opts, first, table); err != nil {
+		return nil, err
+	}
 	if opts.Base.Cluster != nil {
 		// One cluster for every experiment, so that the data set outlives
 		// each: stood up once the input is checked, torn down at the end.
