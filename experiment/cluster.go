@@ -173,6 +173,45 @@ func FileCluster(path string, sets []string) (*ClusterPlan, string, error) {
 	return p, e.System.Driver, nil
 }
 
+// ClusterProps is the driver properties of the cluster of state s, secrets
+// included. A state file keeps none (cluster.State.Secrets): they are
+// derived again from the system's recipe with its password, read through
+// getenv from the variable the cluster was started with (--password-env),
+// or the recipe's own.
+func ClusterProps(s cluster.State, getenv func(string) string) (map[string]string, error) {
+	props := maps.Clone(s.Props)
+	if props == nil {
+		props = map[string]string{}
+	}
+	if len(s.Secrets) == 0 {
+		return props, nil
+	}
+	r, _, err := ClusterRecipe(s.System, spec.Cluster{}, func(string) bool { return false })
+	if err != nil {
+		return nil, fmt.Errorf("the %s cluster's secret properties: %w", s.System, err)
+	}
+	if s.PasswordEnv != "" {
+		pw := getenv(s.PasswordEnv)
+		if pw == "" {
+			return nil, &InputError{Err: fmt.Errorf("the %s cluster's password came from $%s (--password-env), which is not set here: dbrig keeps no password; export it again", s.System, s.PasswordEnv)}
+		}
+		pr, ok := r.(cluster.Passworded)
+		if !ok {
+			return nil, fmt.Errorf("the %s cluster's secret properties: its recipe has no password", s.System)
+		}
+		r = pr.WithPassword(pw)
+	}
+	derived := r.Props(s.Nodes)
+	for _, k := range s.Secrets {
+		v, ok := derived[k]
+		if !ok {
+			return nil, fmt.Errorf("the %s cluster's property %s: its recipe does not derive it", s.System, k)
+		}
+		props[k] = v
+	}
+	return props, nil
+}
+
 // recipe builds the recipe name with c's options, refusing (through refuse,
 // by option key) the options the system does not have.
 func recipe(name string, c spec.Cluster, given func(key string) bool, refuse func(key, why string) error) (cluster.Recipe, error) {

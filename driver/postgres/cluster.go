@@ -200,10 +200,12 @@ func (p Cluster) upstream(replica string, pport int) (host, port string, err err
 	return host, port, nil
 }
 
-func (Cluster) Props(nodes []cluster.Node) map[string]string {
+func (p Cluster) Props(nodes []cluster.Node) map[string]string {
 	for _, n := range nodes {
 		if n.Role == "primary" {
-			return map[string]string{"pg.url": n.URL}
+			// Built from the password, not taken from the node's URL: a
+			// state file keeps neither, and derives it again (cluster.State).
+			return map[string]string{"pg.url": pgURL("dbrig", p.password(), n.Ports["client"], "dbrig")}
 		}
 	}
 	return nil

@@ -151,7 +151,7 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 		return &experiment.InputError{Err: fmt.Errorf("local %s cluster: %w", recipe.System(), err)}
 	}
 	start := time.Now()
-	cl, err := cluster.Up(ctx, recipe, cluster.Options{Dir: *dir, Keep: *keep, StateFile: state, Detached: true, Ports: ports, CPUs: pin})
+	cl, err := cluster.Up(ctx, recipe, cluster.Options{Dir: *dir, Keep: *keep, StateFile: state, Detached: true, Ports: ports, CPUs: pin, PasswordEnv: *pwEnv})
 	if err != nil {
 		return upError(ctx, recipe.System(), err)
 	}
@@ -229,8 +229,12 @@ func clusterEnv(_ context.Context, e *env, args []string) error {
 	if n := s.AliveNodes(); n != len(s.Nodes) {
 		return fmt.Errorf("the %s cluster of %s is not fully up: %d of %d nodes alive (dbrig cluster status --state %s)", s.System, state, n, len(s.Nodes), cluster.ShellWord(state))
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.Props)) {
-		fmt.Fprintf(e.stdout, "export %s=%s\n", cluster.EnvName(*prefix, k), cluster.ShellQuote(s.Props[k]))
+	props, err := experiment.ClusterProps(s, os.Getenv)
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		fmt.Fprintf(e.stdout, "export %s=%s\n", cluster.EnvName(*prefix, k), cluster.ShellQuote(props[k]))
 	}
 	return nil
 }
