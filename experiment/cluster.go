@@ -153,6 +153,43 @@ func ClusterRecipe(name string, c spec.Cluster, given func(key string) bool) (cl
 	return r, drv, err
 }
 
+// RecipeExtras gives r the databases to create besides its own (names
+// checked) and the password of the variable pwEnv (read through getenv;
+// "": the recipe's own), refusing either for a recipe that has none
+// (cluster.DatabaseCreator, cluster.Passworded): `dbrig cluster up
+// --database`, `--password-env`. Errors name the flag.
+func RecipeExtras(r cluster.Recipe, dbs []string, pwEnv string, getenv func(string) string) (cluster.Recipe, error) {
+	for _, db := range dbs {
+		if !cluster.ValidDatabaseName(db) {
+			return nil, fmt.Errorf("--database %q: expected lower-case letters, digits and _ (not first)", db)
+		}
+	}
+	pw := ""
+	if pwEnv != "" {
+		if pw = getenv(pwEnv); pw == "" {
+			return nil, fmt.Errorf("--password-env %s: the variable is not set or empty", pwEnv)
+		}
+	}
+	if len(dbs) > 0 {
+		dc, ok := r.(cluster.DatabaseCreator)
+		if !ok {
+			return nil, fmt.Errorf("--database: the %s recipe has no databases to create", r.System())
+		}
+		var err error
+		if r, err = dc.WithDatabases(dbs); err != nil {
+			return nil, fmt.Errorf("--database: %w", err)
+		}
+	}
+	if pw != "" {
+		pr, ok := r.(cluster.Passworded)
+		if !ok {
+			return nil, fmt.Errorf("--password-env: the %s recipe has no password", r.System())
+		}
+		r = pr.WithPassword(pw)
+	}
+	return r, nil
+}
+
 // FileCluster is the local cluster an experiment file describes (its first
 // run's, when a matrix makes several) and the driver that speaks to it. It
 // lays nothing out (a cluster of the file may be up already): the plan has

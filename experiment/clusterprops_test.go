@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/dbrig/dbrig/cluster"
@@ -39,6 +40,37 @@ func TestClusterPropsDerivesSecrets(t *testing.T) {
 				if got[k] != v {
 					t.Errorf("%s = %q, want %q", k, got[k], v)
 				}
+			}
+		})
+	}
+}
+
+// plainRecipe has neither databases nor a password.
+type plainRecipe struct{}
+
+func (plainRecipe) System() string                                  { return "plain" }
+func (plainRecipe) Layout(*cluster.Layout) ([]cluster.Stage, error) { return nil, nil }
+func (plainRecipe) Props([]cluster.Node) map[string]string          { return nil }
+
+// --database and --password-env reach the recipes that have them and are
+// refused, naming the flag, for the others; names are checked first.
+func TestRecipeExtras(t *testing.T) {
+	env := map[string]string{"PW": "s3cret"}
+	getenv := func(k string) string { return env[k] }
+	for _, c := range []struct {
+		name, pwEnv, want string
+		dbs               []string
+	}{
+		{name: "nothing asked", want: ""},
+		{name: "bad name first", dbs: []string{"Bad"}, pwEnv: "NO_SUCH", want: `--database "Bad": expected lower-case`},
+		{name: "variable unset", pwEnv: "NO_SUCH", want: "--password-env NO_SUCH: the variable is not set or empty"},
+		{name: "no databases", dbs: []string{"extra"}, want: "--database: the plain recipe has no databases to create"},
+		{name: "no password", pwEnv: "PW", want: "--password-env: the plain recipe has no password"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := RecipeExtras(plainRecipe{}, c.dbs, c.pwEnv, getenv)
+			if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+				t.Errorf("err %v, want %q", err, c.want)
 			}
 		})
 	}
