@@ -3,6 +3,7 @@ package rating
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -66,5 +67,30 @@ func TestSnapshotRefusedBeforeTheClusterStarts(t *testing.T) {
 	}
 	if n := started.Load(); n != 0 {
 		t.Errorf("%d nodes started before the refusal", n)
+	}
+}
+
+// In an experiment file, the refusal points at rate.reset: file, line and
+// column, before the cluster starts.
+func TestFileSnapshotRefusedAtItsLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hz.yaml")
+	text := "name: hz\nsystem:\n  driver: hazelcast\n  cluster: {recipe: hazelcast, nodes: 1}\nworkload:\n  files: [workloada]\n" +
+		"sla: [\"p95<10ms\"]\nrate:\n  reset: snapshot\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := experiment.ResolveBench(path, experiment.BenchOptions{Store: filepath.Join(t.TempDir(), "r.db")})
+	var missing *cluster.BinaryMissingError
+	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = FromFile(b, FileDefaults())
+	var in *experiment.InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "hz.yaml:9:") || !strings.Contains(err.Error(), "rate.reset") ||
+		!strings.Contains(err.Error(), "hz1 keeps its data in memory") {
+		t.Errorf("err %v, want an input error at hz.yaml:9 naming rate.reset and why", err)
 	}
 }

@@ -121,13 +121,13 @@ func noSnapshot(drv string, imgErr error) string {
 	return fmt.Sprintf("driver %s cannot take snapshots (no driver.Snapshotter), and no image of the cluster's data directories: %v", drv, imgErr)
 }
 
-// checkPlannedSnapshot refuses --reset snapshot before the experiment
-// file's cluster starts when it could not work there: the driver's DB
+// plannedSnapshot says why reset cannot work before first's cluster (the
+// experiment file's) starts, or nil: a snapshot where the driver's DB
 // (driver.Driver.Type) has no snapshots of its own and the planned nodes
 // keep their data in memory, so no image of them can be taken either.
 // What it cannot tell before the start, checkStrategy asks after.
-func checkPlannedSnapshot(opts Options, first *experiment.Plan, table string) error {
-	if opts.Reset != ResetSnapshot || first.Cluster == nil || table == "" || ephemeralData(first) {
+func plannedSnapshot(reset string, first *experiment.Plan) error {
+	if reset != ResetSnapshot || first.Cluster == nil || tableOf(first) == "" || ephemeralData(first) {
 		return nil
 	}
 	typ := first.Registry[first.Driver].Type
@@ -140,7 +140,17 @@ func checkPlannedSnapshot(opts Options, first *experiment.Plan, table string) er
 	}
 	_, canReset := typ.(driver.Resetter)
 	works, _ := strategies(first, false, canReset)
-	return input(fmt.Errorf("--reset %s: %s; strategies that work here: %s", ResetSnapshot, noSnapshot(first.Driver, imgErr), strings.Join(works, ", ")))
+	return fmt.Errorf("%s; strategies that work here: %s", noSnapshot(first.Driver, imgErr), strings.Join(works, ", "))
+}
+
+// tableOf is the one key-value table of first's workload (YCSB's), which
+// snapshots and keep work on; "" for a workload without one (TPC-C), which
+// can only be reloaded.
+func tableOf(first *experiment.Plan) string {
+	if t, ok := first.Workload.(interface{ Table() string }); ok {
+		return t.Table()
+	}
+	return ""
 }
 
 func without(list []string, drop string) []string {
