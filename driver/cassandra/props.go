@@ -9,7 +9,7 @@ import (
 // connection properties carry the names of YCSB's cassandra-cql binding, so
 // a YCSB user's property file works as it is.
 func Driver() driver.Driver {
-	return driver.Driver{EnvProps: []string{"hosts", "cassandra.replicationfactor"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"cassandra": newCluster},
+	return driver.Driver{Type: (*DB)(nil), EnvProps: []string{"hosts", "cassandra.replicationfactor"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"cassandra": newCluster},
 		Doc: "Apache Cassandra (github.com/apache/cassandra-gocql-driver/v2)", Props: []spec.Decl{
 			{Key: "hosts", Type: "list", Default: "127.0.0.1", Doc: "comma-separated contact points, host or host:port (YCSB cassandra-cql)"},
 			{Key: "port", Type: "int", Default: "9042", Doc: "native protocol port of hosts given without one (YCSB cassandra-cql)"},
