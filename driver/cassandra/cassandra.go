@@ -9,7 +9,8 @@
 // absent, with fieldcount and fieldnameprefix.
 //
 // Every statement is prepared (the driver caches them) and routed
-// token-aware: to a replica of the key, so the coordinator is a replica.
+// token-aware: to a replica of the key, so the coordinator is a replica
+// (tokenAware: nodes told apart by host ID, as on 127.0.0.1 they must be).
 // Read and Scan use cassandra.readconsistencylevel, writes
 // cassandra.writeconsistencylevel (both QUORUM by default, as YCSB's;
 // cassandra.consistencylevel sets both at once).
@@ -228,7 +229,7 @@ func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 	c.WriteTimeout = s.timeout
 	c.NumConns = s.conns
 	c.Consistency = db.write
-	c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(&hostRoundRobin{})
+	c.PoolConfig.HostSelectionPolicy = &tokenAware{}
 	if !s.discover {
 		c.DisableInitialHostLookup = true
 		c.Events.DisableTopologyEvents = true
