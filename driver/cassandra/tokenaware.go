@@ -30,6 +30,7 @@ type tokenAware struct {
 
 	sess   atomic.Pointer[gocql.Session]
 	murmur atomic.Bool // the cluster's partitioner is Murmur3's
+	ringMu sync.Mutex  // a host change and the ring of its hosts, one at a time
 	ring   atomic.Pointer[ring]
 	next   atomic.Uint64 // which replica a pick starts at
 
@@ -52,11 +53,15 @@ func (p *tokenAware) SetPartitioner(name string) {
 }
 
 func (p *tokenAware) AddHost(h *gocql.HostInfo) {
+	p.ringMu.Lock()
+	defer p.ringMu.Unlock()
 	p.hostRoundRobin.AddHost(h)
 	p.rebuild()
 }
 
 func (p *tokenAware) RemoveHost(h *gocql.HostInfo) {
+	p.ringMu.Lock()
+	defer p.ringMu.Unlock()
 	p.hostRoundRobin.RemoveHost(h)
 	p.rebuild()
 }
