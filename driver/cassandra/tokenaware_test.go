@@ -94,3 +94,62 @@ func TestFactors(t *testing.T) {
 		}
 	}
 }
+
+// stmt is a statement on one key of keyspace ks.
+type stmt struct{ key []byte }
+
+func (s stmt) GetRoutingKey() ([]byte, error) { return s.key, nil }
+func (stmt) Keyspace() string                 { return "ks" }
+func (stmt) Table() string                    { return "t" }
+func (stmt) IsIdempotent() bool               { return true }
+func (stmt) GetHostID() string                { return "" }
+func (stmt) Statement() gocql.Statement       { return nil }
+
+// A statement goes to its key's replicas first, each pick starting at
+// another one, then to the other hosts; each host once.
+func TestPickReplicasFirst(t *testing.T) {
+	a, b, c := ringHost(t, "dc1", "-3074457345618258603"), ringHost(t, "dc1", "3074457345618258602"), ringHost(t, "dc1", "-9223372036854775808")
+	p := &tokenAware{factor: map[string]map[string]int{"ks": {"": 2}}}
+	p.SetPartitioner("org.apache.cassandra.dht.Murmur3Partitioner")
+	for _, h := range []*gocql.HostInfo{a, b, c} {
+		p.AddHost(h)
+	}
+	key := []byte("user1")
+	want := p.ring.Load().replicas(murmur3(key), map[string]int{"": 2})
+	if len(want) != 2 {
+		t.Fatalf("%d replicas", len(want))
+	}
+	// Three picks: a round robin over the three hosts would put the
+	// non-replica among the first two in at least two of them.
+	var firsts []*gocql.HostInfo
+	for range 3 {
+		got := picks(pickerOf(p, stmt{key}))
+		if len(got) != 3 || got[0] == got[1] || got[1] == got[2] || got[0] == got[2] {
+			t.Fatalf("picked %v, want each of the 3 hosts once", got)
+		}
+		for _, h := range got[:2] {
+			if h != want[0] && h != want[1] {
+				t.Errorf("picked %s among the first two, not a replica", h.HostID())
+			}
+		}
+		firsts = append(firsts, got[0])
+	}
+	if firsts[0] == firsts[1] {
+		t.Errorf("two picks start at the same replica")
+	}
+	// No routing key, or a keyspace whose replication is unknown: round robin.
+	p.factor = map[string]map[string]int{"ks": nil}
+	if got := picks(pickerOf(p, stmt{key})); len(got) != 3 {
+		t.Errorf("round robin picked %d hosts", len(got))
+	}
+}
+
+// pickFor is p picking for s, as picks wants it.
+type pickFor struct {
+	*tokenAware
+	s gocql.ExecutableStatement
+}
+
+func pickerOf(p *tokenAware, s gocql.ExecutableStatement) gocql.HostSelectionPolicy { return pickFor{p, s} }
+
+func (p pickFor) Pick(gocql.ExecutableStatement) gocql.NextHost { return p.tokenAware.Pick(p.s) }
