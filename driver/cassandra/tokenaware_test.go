@@ -150,6 +150,8 @@ type pickFor struct {
 	s gocql.ExecutableStatement
 }
 
-func pickerOf(p *tokenAware, s gocql.ExecutableStatement) gocql.HostSelectionPolicy { return pickFor{p, s} }
+func pickerOf(p *tokenAware, s gocql.ExecutableStatement) gocql.HostSelectionPolicy {
+	return pickFor{p, s}
+}
 
 func (p pickFor) Pick(gocql.ExecutableStatement) gocql.NextHost { return p.tokenAware.Pick(p.s) }
