@@ -74,10 +74,6 @@ func (c Cluster) Describe() string {
 	return fmt.Sprintf("cassandra × %d nodes, replication factor %d", c.nodes(), c.rf())
 }
 
-// BypassesProxies implements cluster.ProxyBypasser: the driver learns the
-// nodes' own addresses from the ring and connects to them directly.
-func (Cluster) BypassesProxies([]cluster.Node) bool { return true }
-
 // Routed implements cluster.Routable: the nodes reach each other's storage
 // ports through a's proxies (a partition cuts them); a must place them
 // where the recipe says (cluster.AddrAdvertiser).

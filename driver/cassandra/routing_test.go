@@ -28,6 +28,48 @@ const ringHostsEnv = "DBRIG_CASSANDRA_RING_HOSTS"
 // token-aware policy sent every request to one node (the others counted
 // local reads they had not coordinated).
 func TestTokenAwareRouting(t *testing.T) {
+	addrs := ringHosts(t)
+	db, table := openRing(t, addrs)
+	checkRouting(t, db, addrs, table)
+}
+
+// Through a proxy in front of each node (dbrig's client proxies during a
+// run with faults), the session reaches every node through its proxy (the
+// ring names them by their own addresses: behindProxies maps those to the
+// proxies), still token-aware: with the proxies cut, nothing answers.
+func TestTokenAwareRoutingThroughProxies(t *testing.T) {
+	addrs := ringHosts(t)
+	px := drivertest.NewProxies(t, addrs...)
+	db, table := openRing(t, px.Addrs())
+	checkRouting(t, db, addrs, table)
+	for i, p := range px {
+		if up, _, conns := p.Traffic(); up == 0 || conns == 0 {
+			t.Errorf("nothing went through %s's proxy", addrs[i])
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	px.Down()
+	for i := range 30 { // keys of every node
+		if _, err := db.Read(ctx, table, fmt.Sprintf("user%d", i), nil); err == nil {
+			t.Fatalf("reading user%d succeeded with every proxy cut: the session reaches a node past its proxy", i)
+		}
+	}
+	px.Up()
+	for {
+		_, err := db.Read(ctx, table, "user1", nil)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("after the proxies are back: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// ringHosts are the native addresses of the ring's nodes.
+func ringHosts(t *testing.T) []string {
 	hosts := os.Getenv(ringHostsEnv)
 	if hosts == "" {
 		t.Skipf("SKIPPED: %s is not set (scripts/test-servers up cassandra3)", ringHostsEnv)
@@ -36,20 +78,32 @@ func TestTokenAwareRouting(t *testing.T) {
 	if len(addrs) < 2 {
 		t.Fatalf("%s=%s: want the native addresses of several nodes", ringHostsEnv, hosts)
 	}
+	return addrs
+}
+
+// openRing opens the driver at hosts, on a table of its own in a keyspace
+// of replication factor 1, at ONE.
+func openRing(t *testing.T, hosts []string) (*DB, string) {
 	table := fmt.Sprintf("route_%d", time.Now().UnixNano()%1e9)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	p := drivertest.Props("hosts", hosts, "table", table, "cassandra.keyspace", "dbrig_route",
-		"cassandra.replicationfactor", "1", "cassandra.consistencylevel", "ONE")
+	p := drivertest.Props("hosts", strings.Join(hosts, ","), "table", table, "cassandra.keyspace", "dbrig_route",
+		"cassandra.replicationfactor", "1", "cassandra.consistencylevel", "ONE", "cassandra.readtimeoutmillis", "3000")
 	db := drivertest.Open(t, open, driver.Config{Props: p})
 	t.Cleanup(func() {
 		if err := db.sess.Query("DROP TABLE IF EXISTS dbrig_route." + table).Exec(); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
-	if db.nodes != len(addrs) {
-		t.Fatalf("the ring has %d nodes, %s names %d", db.nodes, ringHostsEnv, len(addrs))
+	if db.nodes != len(hosts) {
+		t.Fatalf("the ring has %d nodes, %d hosts given", db.nodes, len(hosts))
 	}
+	return db, table
+}
+
+// checkRouting inserts and reads keys through db and checks, by the nodes'
+// own counts (asked at addrs), that each request went to its key's replica.
+func checkRouting(t *testing.T, db *DB, addrs []string, table string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	const keys = 120
 	before := requestCounts(ctx, t, addrs, table)
 	for i := range keys {
