@@ -20,6 +20,10 @@ const probeKind = "probe"
 // before the first and after the last experiment (rating.KindReference).
 const referenceKind = "reference"
 
+// maxOthers is rating.MaxOthers: a failure while other processes kept more
+// than this share of the machine busy bounds nothing.
+const maxOthers = 0.5
+
 // RatingDone prints a rating that just ended: its table, the rule that
 // gave the answer, the time the store spent settling, and the state the
 // data set was left in ("" when not said).
@@ -369,7 +373,7 @@ func ratingLoad(ew *errWriter, r results.Rating) {
 		return
 	}
 	ew.printf("load: other processes kept %.0f%% of the machine's %d cores busy before an experiment on average, %.0f%% at most", *r.OthersMean*100, r.Cores, *r.OthersMax*100)
-	if *r.OthersMax > 0.5 {
+	if *r.OthersMax > maxOthers {
 		ew.printf(" (more than half: a failure then bounds nothing)")
 	}
 	ew.printf("; a failure's target is raised by 1/(1 − share)² toward the store on the machine unloaded\n")
