@@ -58,13 +58,13 @@ func (r *rater) interval() *Interval {
 			bound(st.Target, stepUnloaded(st))
 		}
 	}
-	if b := res.Budget; b != nil && b.Stopped && b.High > 0 {
-		// The failure the search decided, not a single run of an undecided
-		// target: it bounds the interval when it lies above the runs'.
-		// Raised by the load before the busiest of its runs.
+	if b := res.Budget; b != nil && b.Stopped && b.High > res.Answer {
+		// The failure the search (or the final runs) decided, not a single
+		// run of an undecided target: it bounds the interval when it lies
+		// above the runs'. Raised by the load before the busiest of its runs.
 		busiest := Step{}
 		for _, st := range res.Steps {
-			if st.Target == b.High && st.Kind == "search" && st.Others != nil && (busiest.Others == nil || *st.Others > *busiest.Others) {
+			if st.Target == b.High && (st.Kind == "search" || st.Kind == "final") && st.Others != nil && (busiest.Others == nil || *st.Others > *busiest.Others) {
 				busiest = st
 			}
 		}

@@ -162,3 +162,28 @@ func TestMachineLoadReadsTheCounters(t *testing.T) {
 		t.Errorf("others %v, load %+v: want (45 − 15) / 60 = 50 %% of 2 cores", st.Others, r.res.Load)
 	}
 }
+
+// The budget stopped the final runs: its bracket's failure is a final
+// target run while the machine was too busy, as measured on PostgreSQL
+// (repair, p95<50ms, others at 100 %): it bounds nothing either, and a
+// bracket's failure at or below the answer is no upper end.
+func TestIntervalBudgetFailureOnABusyMachine(t *testing.T) {
+	s := func(v float64) *float64 { return &v }
+	steps := []Step{
+		{Kind: "search", Target: 8000, Verdict: verdictPass, Others: s(1)},
+		{Kind: "search", Target: 12000, Verdict: verdictPass, Others: s(1)},
+		{Kind: "final", Target: 12000, Verdict: verdictFail, Others: s(1)},
+		{Kind: "final", Target: 10800, Verdict: verdictFail, Others: s(0.98)},
+	}
+	res := &Rating{Found: true, Answer: 10800, Steps: steps, Load: &MachineLoad{Max: 1},
+		Budget: &Budget{Stopped: true, Low: 12000, High: 10800}}
+	r := &rater{opts: Options{Precision: 0.1}, res: res}
+	if iv := r.interval(); !iv.Unbounded || iv.Machine != 0 || iv.High != 12000 {
+		t.Errorf("interval %+v: want unbounded (every failure too busy), as run up to 12,000", iv)
+	}
+	res.Budget.High = 13000 // above the answer, a final target on a machine at 20 %
+	res.Steps = append(res.Steps, Step{Kind: "final", Target: 13000, Verdict: verdictFail, Others: s(0.2)})
+	if iv := r.interval(); iv.Unbounded || math.Abs(iv.High-13000/0.64) > 1e-6 {
+		t.Errorf("interval %+v: want bounded by 13,000 / 0.64", iv)
+	}
+}
