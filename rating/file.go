@@ -41,6 +41,7 @@ type Flags struct {
 	Steadiness  time.Duration // 0: the machine's steadiness is not measured
 	Budget      time.Duration // 0: none
 	Reference   bool          // the reference probe before and after (reference.go)
+	MachineLoad bool          // the machine's load before each experiment (machine.go)
 	Set         map[string]bool
 }
 
@@ -48,7 +49,7 @@ type Flags struct {
 // a file with a rate block: what the block leaves out.
 func FileDefaults() Flags {
 	return Flags{By: ByRate, Precision: "5%", Reset: ResetReload, SLADuration: 60 * time.Second,
-		Votes: DefaultVotes, MinTail: DefaultMinTail, Settle: true, Probe: true, Reference: true, Set: map[string]bool{}}
+		Votes: DefaultVotes, MinTail: DefaultMinTail, Settle: true, Probe: true, Reference: true, MachineLoad: true, Set: map[string]bool{}}
 }
 
 // FileSLA parses an experiment's SLA expressions; a mistake is reported at
@@ -299,7 +300,7 @@ func FromFile(b *experiment.Bench, rf Flags) (Options, error) {
 func fileRules(o *Options, blk *spec.Rate, rf Flags) {
 	set := rf.Set
 	o.Votes, o.MinTail, o.NoSettle, o.Steadiness = rf.Votes, rf.MinTail, !rf.Settle, rf.Steadiness
-	o.Budget, o.Reference = rf.Budget, rf.Reference
+	o.Budget, o.Reference, o.MachineLoad = rf.Budget, rf.Reference, rf.MachineLoad
 	if blk.Set["budget"] && !set["budget"] {
 		o.Budget = blk.Budget
 	}
@@ -363,6 +364,9 @@ func (o Options) Describe() string {
 	s := fmt.Sprintf("SLA %s, by %s, reset %s, precision %g%%, experiments of %v, final run of %v, start %s, max %g, early stop %v, votes %d, min tail %d, warmup %v, settle %v, reference probe %v",
 		o.SLA, o.By, o.Reset, o.Precision*100, o.Step, o.SLADuration, dryStart(o), o.Max, !o.NoEarlyStop,
 		o.Votes, max(0, o.MinTail), dryWarmup(o.Warmup), !o.NoSettle, o.Reference)
+	if o.MachineLoad {
+		s += fmt.Sprintf(", the machine's load measured for %v before each experiment", MachineWindow)
+	}
 	if o.Budget > 0 {
 		s += fmt.Sprintf(", budget %v", o.Budget)
 	}
@@ -423,7 +427,7 @@ func FromFlags(rf Flags, start float64, step time.Duration, stepGiven, noWarmup 
 	}
 	o = Options{SLA: s, By: rf.By, Precision: prec, SLADuration: rf.SLADuration, Max: rf.Max, Reset: rf.Reset, NoEarlyStop: rf.NoEarlyStop,
 		NoProbe: !rf.Probe, Votes: rf.Votes, MinTail: rf.MinTail, NoSettle: !rf.Settle, Steadiness: rf.Steadiness, Start: start, Step: step,
-		Budget: rf.Budget, Reference: rf.Reference}
+		Budget: rf.Budget, Reference: rf.Reference, MachineLoad: rf.MachineLoad}
 	if rf.MinTail == 0 {
 		o.MinTail = -1
 	}

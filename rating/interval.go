@@ -6,15 +6,18 @@ import (
 	"github.com/dbrig/dbrig/analysis"
 )
 
-// Interval is what a rating's runs support: from the answer (or lower,
-// where a run failed below a pass: the spread) to the lowest target that
-// failed above it (or higher, where a run passed above a failure),
-// widened by how far the reference probe's capacity moved between the
-// first and the last experiment (reference.go): by the factor 1 + |move|
-// down and up. On a machine whose speed
-// or a store whose condition moved, that is the honest answer: two
-// ratings in a row should land inside each other's interval, not
-// necessarily within the precision of each other.
+// Interval is what a rating's runs support, for the store on this machine
+// unloaded: from the answer (or lower, where a run failed below a pass:
+// the spread) to the lowest target that failed above it (or higher, where
+// a run passed above a failure). A failure is raised by how much other
+// processes may have held the store back then (machine.go: × g(s) of the
+// share they kept busy before it); one made while they kept more than
+// MaxOthers busy bounds nothing. Then the interval is widened by how far
+// the reference probe's capacity moved between the first and the last
+// experiment (reference.go): by the factor 1 + |move| down and up. On a
+// machine whose speed or a store whose condition moved, that is the honest
+// answer: two ratings in a row should land inside each other's interval,
+// not necessarily within the precision of each other.
 type Interval struct {
 	Low      float64 `json:"low"`
 	High     float64 `json:"high"`
@@ -25,6 +28,14 @@ type Interval struct {
 	// Open: no target failed above the answer (the search's bound, or the
 	// budget stopped it growing): High is the answer, not a failure.
 	Open bool `json:"open,omitempty"`
+	// Machine is g(s), the factor the failure that bounds High was raised
+	// by for other processes' load before it (omitted: not measured).
+	Machine float64 `json:"machine_factor,omitempty"`
+	// Unbounded: every failure above the answer ran while other processes
+	// kept more than MaxOthers of the machine busy, so nothing bounds what
+	// the store does on it unloaded; High is the lowest of them as run,
+	// and the interval is wider than any precision.
+	Unbounded bool `json:"unbounded,omitempty"`
 }
 
 // interval computes the rating's interval (nil without an answer).
@@ -33,19 +44,46 @@ func (r *rater) interval() *Interval {
 	if !res.Found || res.Answer <= 0 {
 		return nil
 	}
-	lo, hi := res.Answer, math.Inf(1)
-	for _, st := range res.Steps {
-		if st.Verdict == verdictFail && st.Target > res.Answer && (st.Kind == "search" || st.Kind == "final") {
-			hi = math.Min(hi, st.Target)
+	iv := Interval{Low: res.Answer}
+	hi, ran := math.Inf(1), math.Inf(1) // projected to the machine unloaded; as run
+	failed := false
+	bound := func(target float64, g float64) {
+		failed, ran = true, math.Min(ran, target)
+		if g > 0 && target*g < hi {
+			hi, iv.Machine = target*g, g
 		}
 	}
-	if b := res.Budget; b != nil && b.Stopped && b.High > 0 && (math.IsInf(hi, 1) || b.High > hi) {
-		hi = b.High // the failure the search decided, not a single run of an undecided target
+	for _, st := range res.Steps {
+		if st.Verdict == verdictFail && st.Target > res.Answer && (st.Kind == "search" || st.Kind == "final") {
+			bound(st.Target, stepUnloaded(st))
+		}
 	}
-	open := math.IsInf(hi, 1)
-	if open {
-		hi = res.Answer
+	if b := res.Budget; b != nil && b.Stopped && b.High > res.Answer {
+		// The failure the search (or the final runs) decided, not a single
+		// run of an undecided target: it bounds the interval when it lies
+		// above the runs'. Raised by the load before the busiest of its runs.
+		busiest := Step{}
+		for _, st := range res.Steps {
+			if st.Target == b.High && (st.Kind == "search" || st.Kind == "final") && st.Others != nil && (busiest.Others == nil || *st.Others > *busiest.Others) {
+				busiest = st
+			}
+		}
+		g := stepUnloaded(busiest)
+		failed, ran = true, math.Min(ran, b.High)
+		if g > 0 && (math.IsInf(hi, 1) || b.High*g > hi) {
+			hi, iv.Machine = b.High*g, g
+		}
 	}
+	if res.Load == nil {
+		iv.Machine = 0 // not measured: no factor to show
+	}
+	switch {
+	case !failed:
+		iv.Open, hi = true, res.Answer
+	case math.IsInf(hi, 1):
+		iv.Unbounded, hi = true, ran
+	}
+	lo := iv.Low
 	if sp := res.Spread; sp != nil {
 		lo, hi = math.Min(lo, sp.Low), math.Max(hi, sp.High)
 	}
@@ -53,6 +91,17 @@ func (r *rater) interval() *Interval {
 		w := math.Abs(ref.Moved)
 		lo, hi = lo/(1+w), hi*(1+w) // a factor either way: a capacity twice as high or half as high
 	}
-	rel := analysis.RelativeSpread(lo, hi)
-	return &Interval{Low: lo, High: hi, Relative: rel, Wider: analysis.SpreadWider(rel, r.opts.Precision), Open: open}
+	iv.Low, iv.High = lo, hi
+	iv.Relative = analysis.RelativeSpread(lo, hi)
+	iv.Wider = iv.Unbounded || analysis.SpreadWider(iv.Relative, r.opts.Precision)
+	return &iv
+}
+
+// stepUnloaded is g(s) of the load before the step (1: not measured; 0:
+// too busy to bound anything).
+func stepUnloaded(st Step) float64 {
+	if st.Others == nil {
+		return 1
+	}
+	return unloaded(*st.Others)
 }

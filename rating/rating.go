@@ -121,6 +121,11 @@ type Options struct {
 	// and after the last experiment: whether the capacity the rating saw
 	// moved.
 	Reference bool
+	// MachineLoad measures, before each experiment, the share of this
+	// machine other processes keep busy (machine.go): a failure while they
+	// held it bounds what the store does on it unloaded only loosely, and
+	// the interval says so.
+	MachineLoad bool
 	// Budget caps the rating's total time (0: none): the search stops with
 	// the best bracket found once its next experiment and the final run
 	// would not fit (budget.go).
@@ -137,6 +142,12 @@ type Options struct {
 	// condition, set by tests, measures the store's condition after each
 	// reset instead of a driver.Conditioner.
 	condition func() driver.Condition
+	// others, set by tests, is the share of the machine other processes
+	// kept busy before each experiment, and its cores (MachineLoad),
+	// instead of measuring it; cpu, set by tests, reads the CPU counters
+	// instead of /proc.
+	others func() (float64, int)
+	cpu    cpuReader
 }
 
 // Hooks let a caller watch a rating. Every field is optional.
@@ -186,6 +197,9 @@ type Step struct {
 	// its settle (condition.go); Drift how far it lay from the reference.
 	Condition driver.Condition `json:"condition,omitempty"`
 	Drift     *Drift           `json:"drift,omitempty"`
+	// Others is the share of the machine's cores other processes kept busy
+	// just before the step (machine.go); nil: not measured.
+	Others *float64 `json:"others_share,omitempty"`
 }
 
 // Times is the rating-time split, measured: Λ = ζ + ω·ν + η·δ + Δ.
@@ -236,6 +250,9 @@ type Rating struct {
 	// Machine is how steady this machine's speed was before the rating
 	// (nil: not measured, Options.Steadiness 0).
 	Machine *machine.Steadiness `json:"machine,omitempty"`
+	// Load is how busy other processes kept the machine before the
+	// experiments (machine.go); nil: not measured.
+	Load *MachineLoad `json:"machine_load,omitempty"`
 	// Condition is the store's condition: its reference and drift
 	// (condition.go); nil when the store cannot measure it.
 	Condition *ConditionSummary `json:"condition,omitempty"`
@@ -608,7 +625,10 @@ func stored(res *Rating, status, msg string) results.Rating {
 		}
 	}
 	if iv := res.Interval; iv != nil {
-		fin.IntervalLow, fin.IntervalHigh = &iv.Low, &iv.High
+		fin.IntervalLow, fin.IntervalHigh, fin.IntervalUnbounded = &iv.Low, &iv.High, iv.Unbounded
+	}
+	if l := res.Load; l != nil {
+		fin.OthersMean, fin.OthersMax, fin.Cores = &l.Mean, &l.Max, l.Cores
 	}
 	fin.BudgetStopped = res.Budget.Stopped
 	return fin
@@ -656,7 +676,7 @@ func (r *rater) message() string {
 		parts = append(parts, fmt.Sprintf("this machine's speed was not steady before the rating: cache-bound work varied by %.0f%% (coefficient of variation) from one %v window to the next, register-only work by %.0f%%; a store's capacity moves with it, so two ratings here may differ by more than the precision",
 			m.Cache.CV*100, SteadinessWindow, m.ALU.CV*100))
 	}
-	for _, p := range []string{r.res.Budget.describe(r.opts.By, r.opts.Precision), r.res.Reference.describe(r.opts.Precision), r.res.Condition.describe()} {
+	for _, p := range []string{r.res.Budget.describe(r.opts.By, r.opts.Precision), r.res.Reference.describe(r.opts.Precision), r.res.Condition.describe(), r.res.Load.describe()} {
 		if p != "" {
 			parts = append(parts, p)
 		}
@@ -705,6 +725,7 @@ type rater struct {
 	inserted                          int64
 	dirty                             string
 	seq                               int
+	noLoad                            bool // the machine's load cannot be read here
 }
 
 // search runs the reference probe, the search, the final confirmation and
@@ -975,6 +996,9 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	if err := r.prepare(ctx, &eo, &st); err != nil {
 		return st, err
 	}
+	if err := r.machineLoad(ctx, &st); err != nil {
+		return st, err
+	}
 	plan, err := experiment.Resolve(eo)
 	if err != nil {
 		return st, err
@@ -1143,6 +1167,7 @@ func storedStep(strategy string, st Step) results.RatingStep {
 	if d := st.Drift; d != nil {
 		out.Drift, out.DriftFigure = &d.Change, d.Figure
 	}
+	out.Others = st.Others
 	if st.Vote > 0 {
 		out.Reason = strings.TrimSuffix(fmt.Sprintf("vote %d: the target failed before; %s", st.Vote, out.Reason), "; ")
 	}

@@ -33,7 +33,20 @@ func (s Step) Line(by string) string {
 	for _, t := range s.Terms {
 		terms = append(terms, t.String())
 	}
-	return fmt.Sprintf("%s %s: %s — %s (run %d, %.1fs)%s", s.Kind, format.Target(by, s.Target), verdict, strings.Join(terms, ", "), s.RunID, s.Seconds, s.conditionNote())
+	return fmt.Sprintf("%s %s: %s — %s (run %d, %.1fs)%s%s", s.Kind, format.Target(by, s.Target), verdict, strings.Join(terms, ", "), s.RunID, s.Seconds, s.conditionNote(), s.loadNote())
+}
+
+// loadNote says how busy other processes kept the machine before the step
+// ("" if not measured).
+func (s Step) loadNote() string {
+	if s.Others == nil {
+		return ""
+	}
+	note := fmt.Sprintf("; others kept %.0f%% of the machine busy", *s.Others*100)
+	if unloaded(*s.Others) == 0 && !s.Pass {
+		note += " (too busy: this failure bounds nothing)"
+	}
+	return note
 }
 
 // conditionNote names a drift beyond the tolerance ("" if none).

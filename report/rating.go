@@ -20,6 +20,10 @@ const probeKind = "probe"
 // before the first and after the last experiment (rating.KindReference).
 const referenceKind = "reference"
 
+// maxOthers is rating.MaxOthers: a failure while other processes kept more
+// than this share of the machine busy bounds nothing.
+const maxOthers = 0.5
+
 // RatingDone prints a rating that just ended: its table, the rule that
 // gave the answer, the time the store spent settling, and the state the
 // data set was left in ("" when not said).
@@ -72,6 +76,13 @@ func Rating(w io.Writer, r results.Rating) error {
 		head = append(head, strings.Replace(tm, " of target", "", 1))
 	}
 	head = append(head, "pass", "early", "reset", "reset s", "run s", "run")
+	others := false // the machine's load was measured before some step
+	for _, s := range r.Steps {
+		others = others || s.Others != nil
+	}
+	if others {
+		head = append(head, "others")
+	}
 	t.add(head...)
 	for i, s := range r.Steps {
 		row := []string{fmt.Sprint(i + 1), s.Kind, RatingStepTarget(r.By, s), format.Rate(s.Achieved)}
@@ -98,19 +109,20 @@ func Rating(w io.Writer, r results.Rating) error {
 			reset = fmt.Sprintf("%.2f", s.ResetS)
 		}
 		row = append(row, pass, early, s.Reset, reset, fmt.Sprintf("%.1f", s.Seconds), run)
+		if others {
+			cell := "-"
+			if s.Others != nil {
+				cell = fmt.Sprintf("%.0f%%", *s.Others*100)
+			}
+			row = append(row, cell)
+		}
 		t.add(row...)
 	}
 	if len(r.Steps) > 0 {
 		ew.table(t, "  ")
 	}
-	if r.IntervalLow != nil && r.IntervalHigh != nil && *r.IntervalLow > 0 {
-		// The answer's first line: whether it is known to the precision.
-		rel := analysis.RelativeSpread(*r.IntervalLow, *r.IntervalHigh)
-		verdict := "within the precision"
-		if analysis.SpreadWider(rel, r.Precision) {
-			verdict = fmt.Sprintf("WIDER than the precision of %g%%: the answer is not known to the precision asked", r.Precision*100)
-		}
-		ew.printf("interval: %s … %s (%.0f%%), %s\n", format.Target(r.By, *r.IntervalLow), format.Target(r.By, *r.IntervalHigh), rel*100, verdict)
+	if line := RatingInterval(r); line != "" {
+		ew.printf("interval: %s\n", line) // the answer's first line: whether it is known to the precision
 	}
 	switch {
 	case r.Answer == nil && r.Status == results.StatusRunning:
@@ -143,6 +155,7 @@ func Rating(w io.Writer, r results.Rating) error {
 		}
 		ew.printf("machine: cache-bound work varied by %.0f%% (coefficient of variation, 250 ms windows) before the rating, %s\n", *cv*100, verdict)
 	}
+	ratingLoad(ew, r)
 	ratingReference(ew, r)
 	ratingCondition(ew, r)
 	if r.BudgetS > 0 {
@@ -215,7 +228,10 @@ func RatingList(w io.Writer, rs []results.Rating) error {
 		if r.IntervalLow != nil && r.IntervalHigh != nil && *r.IntervalLow > 0 {
 			rel := analysis.RelativeSpread(*r.IntervalLow, *r.IntervalHigh)
 			interval = fmt.Sprintf("%s … %s (%.0f%%)", format.Rate(*r.IntervalLow), format.Rate(*r.IntervalHigh), rel*100)
-			if analysis.SpreadWider(rel, r.Precision) {
+			switch {
+			case r.IntervalUnbounded:
+				interval = format.Rate(*r.IntervalLow) + " … unbounded (machine too busy)"
+			case analysis.SpreadWider(rel, r.Precision):
 				interval += " wider"
 			}
 		}
@@ -325,4 +341,40 @@ func abs(x float64) float64 {
 // secs shows seconds as a duration: 300 → 5m0s.
 func secs(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
+
+// RatingInterval says what a rating's interval is and whether it is known
+// to the precision ("" without one): the first line of its answer.
+func RatingInterval(r results.Rating) string {
+	if r.IntervalLow == nil || r.IntervalHigh == nil || *r.IntervalLow <= 0 {
+		return ""
+	}
+	lo, hi := format.Target(r.By, *r.IntervalLow), format.Target(r.By, *r.IntervalHigh)
+	if r.IntervalUnbounded {
+		busy := "more than half of the machine"
+		if r.OthersMax != nil {
+			busy = fmt.Sprintf("up to %.0f%% of the machine's %d cores", *r.OthersMax*100, r.Cores)
+		}
+		return fmt.Sprintf("%s … no upper bound, WIDER than the precision of %g%%: MACHINE TOO BUSY: every failure above the answer (the lowest at %s) ran while other processes kept more than half of the machine busy (%s), so nothing bounds what the store does on it unloaded",
+			lo, r.Precision*100, hi, busy)
+	}
+	rel := analysis.RelativeSpread(*r.IntervalLow, *r.IntervalHigh)
+	verdict := "within the precision"
+	if analysis.SpreadWider(rel, r.Precision) {
+		verdict = fmt.Sprintf("WIDER than the precision of %g%%: the answer is not known to the precision asked", r.Precision*100)
+	}
+	return fmt.Sprintf("%s … %s (%.0f%%), %s", lo, hi, rel*100, verdict)
+}
+
+// ratingLoad writes how busy other processes kept the machine before the
+// experiments, and what that does to the interval.
+func ratingLoad(ew *errWriter, r results.Rating) {
+	if r.OthersMean == nil || r.OthersMax == nil {
+		return
+	}
+	ew.printf("load: other processes kept %.0f%% of the machine's %d cores busy before an experiment on average, %.0f%% at most", *r.OthersMean*100, r.Cores, *r.OthersMax*100)
+	if *r.OthersMax > maxOthers {
+		ew.printf(" (more than half: a failure then bounds nothing)")
+	}
+	ew.printf("; a failure's target is raised by 1/(1 − share)² toward the store on the machine unloaded\n")
 }

@@ -44,9 +44,12 @@ func RatingHTML(w io.Writer, r results.Rating) error {
 	}
 	answer := "no answer"
 	if r.Answer != nil && r.IntervalLow != nil && r.IntervalHigh != nil && *r.IntervalLow > 0 {
-		if rel := analysis.RelativeSpread(*r.IntervalLow, *r.IntervalHigh); analysis.SpreadWider(rel, r.Precision) {
+		switch rel := analysis.RelativeSpread(*r.IntervalLow, *r.IntervalHigh); {
+		case r.IntervalUnbounded:
+			answer = "interval " + RatingInterval(r) + ": "
+		case analysis.SpreadWider(rel, r.Precision):
 			answer = fmt.Sprintf("interval %s … %s (%.0f%%), WIDER than the precision: ", format.Target(r.By, *r.IntervalLow), format.Target(r.By, *r.IntervalHigh), rel*100)
-		} else {
+		default:
 			answer = ""
 		}
 	}

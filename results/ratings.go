@@ -50,7 +50,14 @@ type Rating struct {
 	// (ops/s) before the first and after the last experiment; nil: not run.
 	ReferenceBefore, ReferenceAfter *float64
 	// IntervalLow, IntervalHigh: the interval the runs support; nil: none.
+	// IntervalUnbounded: no failure bounds it (each ran on a machine too
+	// busy to tell): IntervalHigh is the lowest failure as run.
 	IntervalLow, IntervalHigh *float64
+	IntervalUnbounded         bool
+	// OthersMean, OthersMax: the share of the machine's Cores other
+	// processes kept busy before the experiments; nil: not measured.
+	OthersMean, OthersMax *float64
+	Cores                 int
 	// BudgetS is the time budget (0: none), EstimateS the up-front estimate
 	// of the experiments' time, BudgetStopped whether the budget stopped
 	// the search before the precision.
@@ -96,6 +103,9 @@ type RatingStep struct {
 	Condition   []ConditionFigure
 	Drift       *float64
 	DriftFigure string
+	// Others is the share of the machine other processes kept busy just
+	// before the step (nil: not measured).
+	Others *float64
 }
 
 // ConditionFigure is one figure of a store's condition (driver.Figure).
@@ -187,10 +197,10 @@ func (s *Store) AddRatingStep(ctx context.Context, ratingID int64, seq int, st R
 		cond = sql.NullString{String: string(b), Valid: true}
 	}
 	_, err = s.exec(ctx, `INSERT INTO rating_steps (rating_id, seq, kind, target, achieved, pass, stopped_early, reason,
-		run_id, reset, reset_s, seconds, terms, verdict, inconclusive_why, store_condition, drift, drift_figure)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		run_id, reset, reset_s, seconds, terms, verdict, inconclusive_why, store_condition, drift, drift_figure, others_share)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ratingID, seq, st.Kind, finite(st.Target), finite(st.Achieved), b2i(st.Pass), b2i(st.StoppedEarly), redactWords(st.Reason),
-		run, st.Reset, st.ResetS, st.Seconds, string(terms), st.Verdict, redactWords(st.InconclusiveWhy), cond, nullFloat(st.Drift), st.DriftFigure)
+		run, st.Reset, st.ResetS, st.Seconds, string(terms), st.Verdict, redactWords(st.InconclusiveWhy), cond, nullFloat(st.Drift), st.DriftFigure, nullFloat(st.Others))
 	if err != nil {
 		return fmt.Errorf("rating %d step %d: %w", ratingID, seq, err)
 	}
@@ -206,11 +216,13 @@ func (s *Store) FinishRating(ctx context.Context, r Rating) error {
 	res, err := s.exec(ctx, `UPDATE ratings SET status = ?, message = ?, ended_at = ?, answer = ?, confirmed = ?,
 		first_load_s = ?, reset_count = ?, resets_s = ?, experiment_count = ?, experiments_s = ?, final_s = ?,
 		total_s = ?, early_saved_s = ?, spread_low = ?, spread_high = ?, machine_cv = ?,
-		reference_before = ?, reference_after = ?, interval_low = ?, interval_high = ?, budget_stopped = ? WHERE id = ?`,
+		reference_before = ?, reference_after = ?, interval_low = ?, interval_high = ?, budget_stopped = ?,
+		interval_unbounded = ?, others_mean = ?, others_max = ?, cores = ? WHERE id = ?`,
 		r.Status, redactWords(r.Message), fmtTime(r.End), answer, b2i(r.Confirmed),
 		r.FirstLoadS, r.ResetCount, r.ResetsS, r.Experiments, r.ExperimentsS, r.FinalS,
 		r.TotalS, r.EarlySavedS, nullFloat(r.SpreadLow), nullFloat(r.SpreadHigh), nullFloat(r.MachineCV),
-		nullFloat(r.ReferenceBefore), nullFloat(r.ReferenceAfter), nullFloat(r.IntervalLow), nullFloat(r.IntervalHigh), b2i(r.BudgetStopped), r.ID)
+		nullFloat(r.ReferenceBefore), nullFloat(r.ReferenceAfter), nullFloat(r.IntervalLow), nullFloat(r.IntervalHigh), b2i(r.BudgetStopped),
+		b2i(r.IntervalUnbounded), nullFloat(r.OthersMean), nullFloat(r.OthersMax), r.Cores, r.ID)
 	if err != nil {
 		return fmt.Errorf("finish rating %d: %w", r.ID, err)
 	}
@@ -223,18 +235,20 @@ func (s *Store) FinishRating(ctx context.Context, r Rating) error {
 const ratingColumns = `id, name, status, message, started_at, ended_at, system, workload, sla, search_by, strategy,
 	precision_frac, step_s, sla_duration_s, answer, confirmed, first_load_s, reset_count, resets_s,
 	experiment_count, experiments_s, final_s, total_s, early_saved_s, spread_low, spread_high, machine_cv,
-	reference_before, reference_after, interval_low, interval_high, budget_s, estimate_s, budget_stopped`
+	reference_before, reference_after, interval_low, interval_high, budget_s, estimate_s, budget_stopped,
+	interval_unbounded, others_mean, others_max, cores`
 
 func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 	var r Rating
 	var start string
 	var end sql.NullString
-	var answer, spreadLow, spreadHigh, machineCV, refBefore, refAfter, ivLow, ivHigh sql.NullFloat64
-	var confirmed, budgetStopped int64
+	var answer, spreadLow, spreadHigh, machineCV, refBefore, refAfter, ivLow, ivHigh, othersMean, othersMax sql.NullFloat64
+	var confirmed, budgetStopped, unbounded, cores int64
 	err := sc.Scan(&r.ID, &r.Name, &r.Status, &r.Message, &start, &end, &r.System, &r.Workload, &r.SLA, &r.By, &r.Strategy,
 		&r.Precision, &r.StepS, &r.SLADurationS, &answer, &confirmed, &r.FirstLoadS, &r.ResetCount, &r.ResetsS,
 		&r.Experiments, &r.ExperimentsS, &r.FinalS, &r.TotalS, &r.EarlySavedS, &spreadLow, &spreadHigh, &machineCV,
-		&refBefore, &refAfter, &ivLow, &ivHigh, &r.BudgetS, &r.EstimateS, &budgetStopped)
+		&refBefore, &refAfter, &ivLow, &ivHigh, &r.BudgetS, &r.EstimateS, &budgetStopped,
+		&unbounded, &othersMean, &othersMax, &cores)
 	if err != nil {
 		return r, err
 	}
@@ -248,6 +262,7 @@ func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 	r.ReferenceBefore, r.ReferenceAfter = floatPtr(refBefore), floatPtr(refAfter)
 	r.IntervalLow, r.IntervalHigh = floatPtr(ivLow), floatPtr(ivHigh)
 	r.Confirmed, r.BudgetStopped = confirmed != 0, budgetStopped != 0
+	r.IntervalUnbounded, r.OthersMean, r.OthersMax, r.Cores = unbounded != 0, floatPtr(othersMean), floatPtr(othersMax), int(cores)
 	return r, nil
 }
 
@@ -261,7 +276,7 @@ func (s *Store) GetRating(ctx context.Context, id int64) (Rating, error) {
 		return r, fmt.Errorf("rating %d: %w", id, err)
 	}
 	rows, err := s.query(ctx, `SELECT kind, target, achieved, pass, stopped_early, reason, run_id, reset, reset_s, seconds, terms,
-		verdict, inconclusive_why, store_condition, drift, drift_figure
+		verdict, inconclusive_why, store_condition, drift, drift_figure, others_share
 		FROM rating_steps WHERE rating_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return r, fmt.Errorf("rating %d steps: %w", id, err)
@@ -273,12 +288,12 @@ func (s *Store) GetRating(ctx context.Context, id int64) (Rating, error) {
 		var run sql.NullInt64
 		var terms string
 		var cond sql.NullString
-		var drift sql.NullFloat64
+		var drift, others sql.NullFloat64
 		if err := rows.Scan(&st.Kind, &st.Target, &st.Achieved, &pass, &early, &st.Reason, &run, &st.Reset, &st.ResetS, &st.Seconds, &terms,
-			&st.Verdict, &st.InconclusiveWhy, &cond, &drift, &st.DriftFigure); err != nil {
+			&st.Verdict, &st.InconclusiveWhy, &cond, &drift, &st.DriftFigure, &others); err != nil {
 			return r, fmt.Errorf("rating %d steps: %w", id, err)
 		}
-		st.Pass, st.StoppedEarly, st.RunID, st.Drift = pass != 0, early != 0, run.Int64, floatPtr(drift)
+		st.Pass, st.StoppedEarly, st.RunID, st.Drift, st.Others = pass != 0, early != 0, run.Int64, floatPtr(drift), floatPtr(others)
 		if err := json.Unmarshal([]byte(terms), &st.Terms); err != nil {
 			return r, fmt.Errorf("rating %d steps: terms: %w", id, err)
 		}

@@ -13,10 +13,14 @@
 # STORE (the results store; default: one in the temporary directory).
 # The second rating of a pair reuses the data set when the first left it as
 # loaded (snapshot, repair: --skip-load), else loads again (--recreate).
-# Prints per strategy: both answers, their difference, agree yes/no, whether
-# each final run confirmed it, experiments, Λ (total seconds) and the mean
+# Prints per strategy: both answers, their difference, agree yes/no, both
+# intervals (low…high, ∞: no upper bound, *: wider than the precision) and
+# whether they overlap, whether each final run confirmed it, experiments, Λ (total seconds) and the mean
 # reset time ν, and whether each rating called itself stable (its spread,
-# where runs contradicted each other, within the precision). The full JSON of every rating stays in $OUT (default: a
+# where runs contradicted each other, within the precision); then per rating
+# the machine's load (others' share before the experiments), the reference
+# burst before and after, and the store's condition (after the load, and its
+# largest drift). The full JSON of every rating stays in $OUT (default: a
 # temporary directory that is removed) for a closer look.
 set -euo pipefail
 dbrig=${1:?usage: rate-pairs.sh DBRIG pebble|postgres [STRATEGY…]}
@@ -50,7 +54,7 @@ rate() { # strategy n data-flag → JSON in $out/STRATEGY-N.json
 		--store "${STORE:-$tmp/store.db}" --quiet --json ${EXTRA:-} >"$out/$1-$2.json" 2>"$out/$1-$2.err" || true
 }
 
-printf '%-9s %10s %10s %7s %6s %9s %9s %11s %15s %13s\n' strategy rating_1 rating_2 diff agree confirmed stable experiments "Λ s (1 / 2)" "ν s (1 / 2)"
+printf '%-9s %10s %10s %7s %6s %21s %21s %7s %9s %9s %11s %15s %13s\n' strategy rating_1 rating_2 diff agree interval_1 interval_2 overlap confirmed stable experiments "Λ s (1 / 2)" "ν s (1 / 2)"
 for s in "${strategies[@]}"; do
 	rate "$s" 1 --recreate
 	next=--recreate
@@ -80,7 +84,40 @@ conf = "/".join("yes" if r.get("confirmed") else "no" for r in (a, b))
 exps = "%s / %s" % (a.get("time", {}).get("experiments", "-"), b.get("time", {}).get("experiments", "-"))
 stable = "/".join("yes" if r.get("stable") else "no" for r in (a, b))
 lam = "%.1f / %.1f" % (a.get("time", {}).get("total_s", 0), b.get("time", {}).get("total_s", 0))
-print("%-9s %10s %10s %7s %6s %9s %9s %11s %15s %13s" % (s, x or "-", y or "-", d, agree, conf, stable, exps, lam, "%.2f / %.2f" % (nu(a), nu(b))))
+def iv(r):  # (low, high, text); high inf: no upper bound (machine too busy)
+    i = r.get("interval")
+    if not i:
+        return None, None, "-"
+    hi = float("inf") if i.get("unbounded") else i["high"]
+    return i["low"], hi, "%.0f…%s%s" % (i["low"], "∞" if i.get("unbounded") else "%.0f" % i["high"], "*" if i.get("wider") else "")
+(la, ha, ta), (lb, hb, tb) = iv(a), iv(b)
+overlap = "-" if la is None or lb is None else ("yes" if la <= hb and lb <= ha else "no")
+print("%-9s %10s %10s %7s %6s %21s %21s %7s %9s %9s %11s %15s %13s" % (s, x or "-", y or "-", d, agree, ta, tb, overlap, conf, stable, exps, lam, "%.2f / %.2f" % (nu(a), nu(b))))
+def fig(f):
+    if f["unit"] == "bytes":
+        return "%s %.1f MB" % (f["name"], f["value"] / 1e6)
+    if f["unit"] == "share":
+        return "%s %.1f%%" % (f["name"], f["value"] * 100)
+    return "%s %.0f" % (f["name"], f["value"])
+for n, r in (("1", a), ("2", b)):  # what each rating measured of the machine and the store
+    parts = []
+    l = r.get("machine_load")
+    if l:
+        parts.append("others %.0f%%/%.0f%% of %d cores (mean/max)%s" % (l["others_mean"] * 100, l["others_max"] * 100, l["cores"], ", too busy" if l.get("busy") else ""))
+    if (r.get("interval") or {}).get("machine_factor"):
+        parts.append("failure raised ×%.2f" % r["interval"]["machine_factor"])
+    ref = r.get("reference")
+    if ref:
+        parts.append("reference %.0f → %.0f ops/s (%+.0f%%)" % (ref["before"], ref.get("after", 0), ref.get("moved", 0) * 100))
+    c = r.get("condition")
+    if c:
+        parts.append("condition " + ", ".join(fig(f) for f in c.get("reference", [])))
+        m = c.get("max_drift")
+        if m:
+            ch = "%+.1f points" % (m["change"] * 100) if m["unit"] == "share" else "%+.0f%%" % (m["change"] * 100)
+            parts.append("max drift %s %s, %d steps drifted" % (m["figure"], ch, c.get("drifted_steps", 0)))
+    if parts:
+        print("  %s %s: %s" % (s, n, "; ".join(parts)))
 PY
 	for n in 1 2; do # a rating that failed says why
 		[ -s "$out/$s-$n.json" ] || { echo "  rating $n of $s failed:" >&2; tail -3 "$out/$s-$n.err" >&2; }

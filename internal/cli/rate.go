@@ -43,6 +43,7 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	fs.DurationVar(&rf.Steadiness, "steadiness", 5*time.Second, "first measure this long how steady this machine's speed is (stored, and a warning when less steady than the precision); 0 = skip")
 	fs.DurationVar(&rf.Budget, "budget", 0, "cap the rating's total time: the search stops with the best bracket found (and says its precision) when its next experiment and the final run would not fit; 0 = no cap")
 	fs.BoolVar(&rf.Reference, "reference", true, "run a short reference read burst (the client pool back to back) before the first and after the last experiment: whether the capacity moved during the rating")
+	fs.BoolVar(&rf.MachineLoad, "machine-load", true, "before each experiment, measure for 300 ms how much of this machine other processes keep busy: a failure while they held it says little about the store on the machine unloaded, and the interval says so")
 	var sets listFlag
 	fs.Var(&sets, "set", "with an experiment FILE: override a value of the file (key.path=value, e.g. rate.reset=keep); repeatable")
 	dry := fs.Bool("dry-run", false, "with an experiment FILE: print what the rating would run and exit")

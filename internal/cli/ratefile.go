@@ -32,7 +32,7 @@ func judgeSLA(ctx context.Context, w io.Writer, storeDSN string, out *experiment
 // rateOwnFlags may be given with `dbrig rate FILE`: they win over the
 // file's rate block. Every other run flag belongs in the file (or --set).
 var rateOwnFlags = map[string]bool{"sla": true, "sla-duration": true, "by": true, "precision": true, "reset": true,
-	"max": true, "no-early-stop": true, "probe": true, "votes": true, "min-tail": true, "settle": true, "steadiness": true, "budget": true, "reference": true, "store": true, "json": true, "quiet": true, "set": true, "dry-run": true, "yes": true}
+	"max": true, "no-early-stop": true, "probe": true, "votes": true, "min-tail": true, "settle": true, "steadiness": true, "budget": true, "reference": true, "machine-load": true, "store": true, "json": true, "quiet": true, "set": true, "dry-run": true, "yes": true}
 
 // rateFileCmd: dbrig rate FILE [--set k=v]… [rate flags].
 func rateFileCmd(ctx context.Context, e *env, path string, rf *rating.Flags, f *runFlags, sets []string, dry bool) error {
