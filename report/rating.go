@@ -225,15 +225,8 @@ func RatingList(w io.Writer, rs []results.Rating) error {
 		if r.Answer != nil {
 			answer = format.Target(r.By, *r.Answer)
 		}
-		if r.IntervalLow != nil && r.IntervalHigh != nil && *r.IntervalLow > 0 {
-			rel := analysis.RelativeSpread(*r.IntervalLow, *r.IntervalHigh)
-			interval = fmt.Sprintf("%s … %s (%.0f%%)", format.Rate(*r.IntervalLow), format.Rate(*r.IntervalHigh), rel*100)
-			switch {
-			case r.IntervalUnbounded:
-				interval = format.Rate(*r.IntervalLow) + " … unbounded (machine too busy)"
-			case analysis.SpreadWider(rel, r.Precision):
-				interval += " wider"
-			}
+		if iv := RatingIntervalCell(r); iv != "" {
+			interval = iv
 		}
 		if rel, wider, ok := ratingSpread(r); ok {
 			spread = fmt.Sprintf("%.0f%%", rel*100)
@@ -341,6 +334,23 @@ func abs(x float64) float64 {
 // secs shows seconds as a duration: 300 → 5m0s.
 func secs(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
+
+// RatingIntervalCell is a rating's interval for a list's cell ("" without
+// one): the terminal's and the dashboard's lists of ratings.
+func RatingIntervalCell(r results.Rating) string {
+	if r.IntervalLow == nil || r.IntervalHigh == nil || *r.IntervalLow <= 0 {
+		return ""
+	}
+	if r.IntervalUnbounded {
+		return format.Rate(*r.IntervalLow) + " … unbounded (machine too busy)"
+	}
+	rel := analysis.RelativeSpread(*r.IntervalLow, *r.IntervalHigh)
+	cell := fmt.Sprintf("%s … %s (%.0f%%)", format.Rate(*r.IntervalLow), format.Rate(*r.IntervalHigh), rel*100)
+	if analysis.SpreadWider(rel, r.Precision) {
+		cell += " wider"
+	}
+	return cell
 }
 
 // RatingInterval says what a rating's interval is and whether it is known

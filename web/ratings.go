@@ -22,12 +22,16 @@ type ratingView struct {
 	ID                                              int64
 	Started, Status, System, Workload, SLA, By      string
 	Strategy, Precision, Answer, Spread, Total, Why string
+	Interval                                        string // report.RatingIntervalCell; "-" without one
 }
 
 func viewRating(r results.Rating) ratingView {
 	v := ratingView{ID: r.ID, Started: r.Start.UTC().Format("2006-01-02 15:04:05"), Status: r.Status, System: r.System,
 		Workload: r.Workload, SLA: r.SLA, By: r.By, Strategy: r.Strategy, Precision: fmt.Sprintf("%g%%", r.Precision*100),
-		Answer: "-", Spread: "-", Total: format.Seconds(r.TotalS)}
+		Answer: "-", Spread: "-", Interval: "-", Total: format.Seconds(r.TotalS)}
+	if iv := report.RatingIntervalCell(r); iv != "" {
+		v.Interval = iv
+	}
 	switch {
 	case r.Answer != nil:
 		v.Answer = format.Target(r.By, *r.Answer)
@@ -76,6 +80,7 @@ type ratingData struct {
 	Confirmed       bool
 	Message         string
 	Spread, Machine string // sentences; "" when not measured
+	IntervalLine    string // report.RatingInterval: the answer's first line
 	TermHeads       []string
 	Steps           []stepView
 	PNG             template.URL // the rating's plot (report.RatingPNG); "" without steps
@@ -101,7 +106,7 @@ func (s *Server) rating(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, code, err)
 		return
 	}
-	d := ratingData{ratingView: viewRating(x), Confirmed: x.Confirmed, Message: x.Message}
+	d := ratingData{ratingView: viewRating(x), Confirmed: x.Confirmed, Message: x.Message, IntervalLine: report.RatingInterval(x)}
 	if rel, wider, ok := report.RatingSpread(x); ok {
 		verdict := "within the precision"
 		if wider {

@@ -48,8 +48,9 @@ func ratingStore(t *testing.T) (*results.Store, int64, int64, int64) {
 			t.Fatal(err)
 		}
 	}
-	answer, low, high := 1000.0, 1000.0, 1200.0
+	answer, low, high, ivLow, ivHigh := 1000.0, 1000.0, 1200.0, 950.0, 1150.0
 	if err := s.FinishRating(ctx, results.Rating{ID: done, Status: results.StatusDone, End: t0.Add(time.Minute), Answer: &answer, Confirmed: true,
+		IntervalLow: &ivLow, IntervalHigh: &ivHigh, Precision: 0.1,
 		FirstLoadS: 5, ResetCount: 2, ResetsS: 2.25, Experiments: 2, ExperimentsS: 42, FinalS: 30, TotalS: 79.25, SpreadLow: &low, SpreadHigh: &high}); err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +74,10 @@ func TestRatingsPages(t *testing.T) {
 		ratings    string // ids listed, in order ("-": not checked)
 		steps      string // step:class listed ("-": not checked)
 	}{
-		{"list newest first", "/ratings", 200, []string{"<h1>Ratings</h1>", "1,000 ops/s", "20%", "79.250 s", `href="/ratings/` + itoa(done) + `"`}, itoa(running) + "," + itoa(done), "-"},
+		{"list newest first", "/ratings", 200, []string{"<h1>Ratings</h1>", "1,000 ops/s", "20%", "<td>950 … 1,150 (21%) wider</td>", "79.250 s", `href="/ratings/` + itoa(done) + `"`}, itoa(running) + "," + itoa(done), "-"},
 		{"a rating with its steps", "/ratings/" + itoa(done), 200, []string{
 			"Rating " + itoa(done) + ": sim, workloada", "answer: <strong>1,000 ops/s</strong> (confirmed by the final run)",
+			"interval: <strong>950 ops/s … 1,150 ops/s (21%), WIDER than the precision",
 			"spread: a run failed at 1,000 ops/s, one passed at 1,200 ops/s (20%, WIDER than the precision",
 			`<th class="num">p99 &lt; 10ms</th>`, "34.0ms ✗", "FAIL", "p99 34ms over the limit", "stopped",
 			`<a href="/run/` + itoa(run) + `">`, `src="data:image/png;base64,`, "2 resets", "79.250 s",
