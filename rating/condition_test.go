@@ -49,7 +49,7 @@ func TestDrift(t *testing.T) {
 func TestVirtualDriftedStepIsInconclusive(t *testing.T) {
 	t.Parallel()
 	store := filepath.Join(t.TempDir(), "r.db")
-	clean := qrate(t, &qmodel{capacity: 2000}, store, Options{Start: 1000})
+	clean, _ := cleanRating(t)
 	size := func(b float64) driver.Condition {
 		return driver.Condition{{Name: "table_bytes", Value: b, Unit: "bytes"}, {Name: "dead_share", Value: 0, Unit: driver.UnitShare}}
 	}
