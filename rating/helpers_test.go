@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,12 @@ func TestMain(m *testing.M) {
 		if err := flag.Set("test.parallel", "8"); err != nil {
 			panic(err)
 		}
+	}
+	if os.Getenv("GOGC") == "" {
+		// The queue model's ratings allocate histograms for every interval
+		// of every experiment: at the default, the collector took an eighth
+		// of their CPU, which a loaded machine is short of (400 MB at most).
+		debug.SetGCPercent(400)
 	}
 	code := m.Run()
 	if shared.dir != "" {

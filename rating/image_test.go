@@ -30,17 +30,19 @@ func TestRateClusterWithImages(t *testing.T) {
 	}
 	dir := t.TempDir()
 	store := filepath.Join(dir, "r.db")
-	r, err := Rate(context.Background(), paced(Options{
+	o := paced(Options{
 		Base: experiment.Options{Driver: "mysql", Store: store, PropFiles: []string{"workloadd"},
 			Props:   []string{"recordcount=1000", "dataintegrity=true"},
 			Cluster: &experiment.ClusterPlan{Recipe: mysql.Cluster{}}},
 		SLA: mustSLA(t, "p99<5s", "errors=0"), Reset: ResetSnapshot,
-	}, 200), Hooks{Warn: func(err error) { t.Log("warning:", err) }})
+	}, 200)
+	o.Max = 1 // one client and the final run: one image put back (a restart of 12–20 s on a loaded machine)
+	r, err := Rate(context.Background(), o, Hooks{Warn: func(err error) { t.Log("warning:", err) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Steps) < 3 {
-		t.Fatalf("%d steps, want 1 and 2 clients and the final run", len(r.Steps))
+	if len(r.Steps) < 2 {
+		t.Fatalf("%d steps, want 1 client and the final run", len(r.Steps))
 	}
 	if r.Time.ClusterS <= 0 {
 		t.Errorf("cluster_s %g, want the cluster's start time", r.Time.ClusterS)
