@@ -174,11 +174,15 @@ func TestRatingPropsUnlessGiven(t *testing.T) {
 		want  string
 	}{{nil, "1ms"}, {[]string{"sim.latency=2ms"}, "2ms"}} {
 		m := &qmodel{capacity: 2000}
-		o := m.options(filepath.Join(t.TempDir(), "r.db"), Options{SLA: mustSLA(t, "p95<50ms"), Step: 2 * time.Second, SLADuration: 3 * time.Second, Start: 1000})
+		// One search experiment and the final run: the props are under test.
+		o := m.options(filepath.Join(t.TempDir(), "r.db"), Options{SLA: mustSLA(t, "p95<50ms"), Step: 2 * time.Second, SLADuration: 3 * time.Second, Start: 1000, Max: 1000})
 		o.Base.Registry = reg
 		o.Base.Props = append(o.Base.Props, c.given...)
 		if _, err := Rate(context.Background(), o, Hooks{}); err != nil {
 			t.Fatal(err)
+		}
+		if len(m.plans) < 2 {
+			t.Fatalf("given %v: %d experiments, want the search's and the final run", c.given, len(m.plans))
 		}
 		for i, p := range m.plans {
 			if v, _, _ := p.Props.Lookup("sim.latency"); v != c.want {
