@@ -125,7 +125,7 @@ func TestRateProbe(t *testing.T) {
 	}
 	got.Steps = got.Steps[1 : len(got.Steps)-1]
 	// How close the probe and the answer come to the capacity is the
-	// machine's here (beside a CPU burner the answer fell below 70 % of
+	// machine's here (beside a CPU burner the answer left 70–100 % of
 	// it), and the queue model's in rating.TestProbeStartsTheSearchAtHalfTheCapacity;
 	// here: neither is above it.
 	if len(got.Steps) < 3 || got.Steps[0].Kind != "probe" || got.Steps[0].Target != 8 || got.Steps[0].Pass ||
