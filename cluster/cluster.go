@@ -56,6 +56,10 @@ type Options struct {
 	// command that starts a cluster and exits; a later one stops it through
 	// StateFile.
 	Detached bool
+	// PasswordEnv is the environment variable the recipe's password came
+	// from (Passworded): the state file names it instead of keeping the
+	// password.
+	PasswordEnv string
 }
 
 func (o Options) readyTimeout(st Stage) time.Duration {

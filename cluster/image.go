@@ -41,6 +41,20 @@ func (c *Cluster) CanImage() error {
 	return nil
 }
 
+// CanImagePlanned is CanImage for nodes not started yet (Plan's), so that
+// a cluster that could not keep images is known before it starts.
+func CanImagePlanned(system string, nodes []PlannedNode) error {
+	if len(nodes) == 0 {
+		return fmt.Errorf("cluster: %w: no nodes", ErrNoImage)
+	}
+	for _, n := range nodes {
+		if !n.Durable {
+			return fmt.Errorf("cluster: %w: %s node %s keeps its data in memory", ErrNoImage, system, n.Name)
+		}
+	}
+	return nil
+}
+
 // imageDir is where image name of node lives.
 func (c *Cluster) imageDir(name, node string) string {
 	return filepath.Join(c.dir, "images", name, node)

@@ -11,6 +11,9 @@ type PlannedNode struct {
 	Name, Role, Stage string
 	Ports             map[string]int
 	Binary, Version   string
+	// Durable: the node keeps everything in its data directory
+	// (NodeSpec.Durable), so an image of it can be taken.
+	Durable bool
 }
 
 // Plan lays r's nodes out without starting anything: it finds the binaries
@@ -34,7 +37,8 @@ func Plan(r Recipe, ports map[string]int) ([]PlannedNode, map[string]int, error)
 	for _, st := range stages {
 		for _, ns := range st.Nodes {
 			nodes = append(nodes, PlannedNode{Name: ns.Name, Role: ns.Role, Stage: st.Name,
-				Ports: maps.Clone(ns.Ports), Binary: ns.Binary, Version: ns.Version})
+				Ports: maps.Clone(ns.Ports), Binary: ns.Binary, Version: ns.Version,
+				Durable: ns.Durable && ns.DataDir != ""})
 		}
 	}
 	return nodes, maps.Clone(l.assigned), nil

@@ -11,6 +11,16 @@ type Advertiser interface {
 	Advertise(node, port, addr string) (string, error)
 }
 
+// AddrAdvertiser is an Advertiser that also puts a proxy at an address the
+// recipe chooses (listen: a loopback address and port) in front of target.
+// A Cassandra node is known to its peers at its broadcast address and its
+// own storage port: its peer proxy must listen on that port, of another
+// loopback address than the node's.
+type AddrAdvertiser interface {
+	Advertiser
+	AdvertiseAt(node, port, listen, target string) error
+}
+
 // Routable is implemented by recipes whose nodes' peer traffic can be
 // routed through an Advertiser (etcd: members reach each other through the
 // advertised peer URLs; PostgreSQL replicas reach their primary that way).

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
 	"github.com/dbrig/dbrig/nodestat"
+	"github.com/dbrig/dbrig/spec"
 )
 
 // State is what a later process needs to find a cluster: its nodes with
@@ -27,16 +30,51 @@ type State struct {
 	// CPUs the nodes are pinned to (Options.CPUs; "": not pinned), so that
 	// a later process can keep its load generator off them.
 	CPUs string `json:"cpus,omitempty"`
+	// Secrets are the properties that carry the cluster's password. A
+	// state file keeps no secret: Props lacks them, and whoever needs them
+	// derives them again from the system's recipe and PasswordEnv
+	// (experiment.ClusterProps). Node URLs are kept without passwords.
+	Secrets []string `json:"secret_props,omitempty"`
+	// PasswordEnv is the environment variable the password came from
+	// (Options.PasswordEnv); "": the recipe's own.
+	PasswordEnv string `json:"password_env,omitempty"`
 }
 
-// State returns the cluster's state.
+// State returns the cluster's state, without its secrets.
 func (c *Cluster) State() State {
+	nodes, props := c.Nodes(), c.Props()
 	s := State{System: c.system, Dir: c.dir, OwnDir: c.ownDir, Keep: c.opts.Keep,
-		Created: time.Now().UTC(), Nodes: c.Nodes(), Props: c.Props()}
+		Created: time.Now().UTC(), Nodes: nodes, Props: props, PasswordEnv: c.opts.PasswordEnv}
 	if len(c.opts.CPUs) > 0 {
 		s.CPUs = c.opts.CPUs.String()
 	}
+	s.Secrets = secretProps(c.recipe, nodes, props)
+	for _, k := range s.Secrets {
+		delete(props, k)
+	}
+	for i := range nodes {
+		if nodes[i].URL != "" {
+			nodes[i].URL = spec.RedactURL(nodes[i].URL)
+		}
+	}
 	return s
+}
+
+// secretProps are the keys of props that carry a secret: those that change
+// with the password of a Passworded recipe, and those a redaction would
+// change (a key named for a secret, a URL or DSN with a password).
+func secretProps(r Recipe, nodes []Node, props map[string]string) []string {
+	var a, b map[string]string
+	if pr, ok := r.(Passworded); ok {
+		a, b = pr.WithPassword("a").Props(nodes), pr.WithPassword("b").Props(nodes)
+	}
+	var keys []string
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		if a[k] != b[k] || spec.RedactProp(k, props[k]) != props[k] {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // WriteState writes s to path as JSON, atomically (a reader never sees half

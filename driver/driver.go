@@ -129,7 +129,13 @@ type OpenFunc func(ctx context.Context, cfg Config) (DB, error)
 // is reached through the fields below (nil: the system does not have it),
 // never by the system's name.
 type Driver struct {
-	Open  OpenFunc
+	Open OpenFunc
+	// Type is a nil value of the type Open returns ((*DB)(nil)): its
+	// optional capabilities, asked by type assertion before anything
+	// connects or a cluster starts (`dbrig rate --reset snapshot` on a
+	// system without snapshots is refused as bad input). nil: unknown
+	// until a DB is opened.
+	Type  DB
 	Props []spec.Decl
 	Doc   string // one line: the system and its client library
 	// Clusters are the local clusters dbrig can start of this system, by

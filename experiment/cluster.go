@@ -153,6 +153,43 @@ func ClusterRecipe(name string, c spec.Cluster, given func(key string) bool) (cl
 	return r, drv, err
 }
 
+// RecipeExtras gives r the databases to create besides its own (names
+// checked) and the password of the variable pwEnv (read through getenv;
+// "": the recipe's own), refusing either for a recipe that has none
+// (cluster.DatabaseCreator, cluster.Passworded): `dbrig cluster up
+// --database`, `--password-env`. Errors name the flag.
+func RecipeExtras(r cluster.Recipe, dbs []string, pwEnv string, getenv func(string) string) (cluster.Recipe, error) {
+	for _, db := range dbs {
+		if !cluster.ValidDatabaseName(db) {
+			return nil, fmt.Errorf("--database %q: expected lower-case letters, digits and _ (not first)", db)
+		}
+	}
+	pw := ""
+	if pwEnv != "" {
+		if pw = getenv(pwEnv); pw == "" {
+			return nil, fmt.Errorf("--password-env %s: the variable is not set or empty", pwEnv)
+		}
+	}
+	if len(dbs) > 0 {
+		dc, ok := r.(cluster.DatabaseCreator)
+		if !ok {
+			return nil, fmt.Errorf("--database: the %s recipe has no databases to create", r.System())
+		}
+		var err error
+		if r, err = dc.WithDatabases(dbs); err != nil {
+			return nil, fmt.Errorf("--database: %w", err)
+		}
+	}
+	if pw != "" {
+		pr, ok := r.(cluster.Passworded)
+		if !ok {
+			return nil, fmt.Errorf("--password-env: the %s recipe has no password", r.System())
+		}
+		r = pr.WithPassword(pw)
+	}
+	return r, nil
+}
+
 // FileCluster is the local cluster an experiment file describes (its first
 // run's, when a matrix makes several) and the driver that speaks to it. It
 // lays nothing out (a cluster of the file may be up already): the plan has
@@ -171,6 +208,45 @@ func FileCluster(path string, sets []string) (*ClusterPlan, string, error) {
 		return nil, "", input(err)
 	}
 	return p, e.System.Driver, nil
+}
+
+// ClusterProps is the driver properties of the cluster of state s, secrets
+// included. A state file keeps none (cluster.State.Secrets): they are
+// derived again from the system's recipe with its password, read through
+// getenv from the variable the cluster was started with (--password-env),
+// or the recipe's own.
+func ClusterProps(s cluster.State, getenv func(string) string) (map[string]string, error) {
+	props := maps.Clone(s.Props)
+	if props == nil {
+		props = map[string]string{}
+	}
+	if len(s.Secrets) == 0 {
+		return props, nil
+	}
+	r, _, err := ClusterRecipe(s.System, spec.Cluster{}, func(string) bool { return false })
+	if err != nil {
+		return nil, fmt.Errorf("the %s cluster's secret properties: %w", s.System, err)
+	}
+	if s.PasswordEnv != "" {
+		pw := getenv(s.PasswordEnv)
+		if pw == "" {
+			return nil, &InputError{Err: fmt.Errorf("the %s cluster's password came from $%s (--password-env), which is not set here: dbrig keeps no password; export it again", s.System, s.PasswordEnv)}
+		}
+		pr, ok := r.(cluster.Passworded)
+		if !ok {
+			return nil, fmt.Errorf("the %s cluster's secret properties: its recipe has no password", s.System)
+		}
+		r = pr.WithPassword(pw)
+	}
+	derived := r.Props(s.Nodes)
+	for _, k := range s.Secrets {
+		v, ok := derived[k]
+		if !ok {
+			return nil, fmt.Errorf("the %s cluster's property %s: its recipe does not derive it", s.System, k)
+		}
+		props[k] = v
+	}
+	return props, nil
 }
 
 // recipe builds the recipe name with c's options, refusing (through refuse,
@@ -243,6 +319,21 @@ func sampleNodes(ctx context.Context, store *results.Store, runID int64, nodes [
 		})
 	}()
 	return func() { cancel(); wg.Wait() }
+}
+
+// CanImage tells, before the cluster starts, whether it could keep images
+// of its nodes' data (cluster.CanImagePlanned): an error wrapping
+// cluster.ErrNoImage if not. A plan not laid out yet is laid out (nothing
+// starts); an error of that layout is returned as it is.
+func (cp *ClusterPlan) CanImage() error {
+	nodes := cp.Nodes
+	if nodes == nil {
+		var err error
+		if nodes, _, err = cluster.Plan(cp.Recipe, cp.Fixed); err != nil {
+			return err
+		}
+	}
+	return cluster.CanImagePlanned(cp.Recipe.System(), nodes)
 }
 
 // Standing is a local cluster stood up once for many runs, as a rating's

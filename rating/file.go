@@ -213,6 +213,12 @@ func FromFile(b *experiment.Bench, rf Flags) (Options, error) {
 		}
 		return bad(e.Errorf("rate.reset", "%q: expected one of %s", o.Reset, strings.Join(Strategies, ", ")))
 	}
+	if err := plannedSnapshot(o.Reset, plan); err != nil {
+		if set["reset"] {
+			return bad(fmt.Errorf("--reset %s: %w", o.Reset, err))
+		}
+		return bad(e.Errorf("rate.reset", "%s: %v", o.Reset, err))
+	}
 	prec := rf.Precision
 	if !from("precision", "precision") {
 		prec = blk.Precision

@@ -477,11 +477,9 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	}
 	var standing *experiment.Standing
 	var clusterS float64
-	// Snapshots and keep work on one key-value table (YCSB's); a workload
-	// without one (TPC-C) can only be reloaded.
-	table := ""
-	if t, ok := first.Workload.(interface{ Table() string }); ok {
-		table = t.Table()
+	table := tableOf(first)
+	if err := plannedSnapshot(opts.Reset, first); err != nil {
+		return nil, input(fmt.Errorf("--reset %s: %w", opts.Reset, err))
 	}
 	if opts.Base.Cluster != nil {
 		// One cluster for every experiment, so that the data set outlives

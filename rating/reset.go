@@ -2,11 +2,13 @@ package rating
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/cluster"
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/measure"
@@ -52,18 +54,7 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 		_, r.settler = db.(driver.Settler)
 		_, r.conditioner = db.(driver.Conditioner)
 		done()
-		if canSnapshot {
-			works = append(works, ResetSnapshot)
-		}
-		works = append(works, ResetKeep)
-		if g, ok := first.Workload.(regenerator); !ok {
-			regenErr = fmt.Errorf("workload %s cannot regenerate its records", first.WorkloadName())
-		} else if _, regenErr = g.Originals(nil); regenErr == nil {
-			works = append(works, ResetRepair)
-		}
-		if !canReset {
-			works = works[1:]
-		}
+		works, regenErr = strategies(first, canSnapshot, canReset)
 	}
 	r.canSnapshot = canSnapshot
 	r.keyRestore = r.keyRestore && canSnapshot && !r.image
@@ -91,7 +82,7 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 	case r.table == "":
 		why = fmt.Sprintf("workload %s has no single key-value table to snapshot or keep", first.WorkloadName())
 	case r.opts.Reset == ResetSnapshot && r.standing != nil:
-		why = fmt.Sprintf("driver %s cannot take snapshots (no driver.Snapshotter), and no image of the cluster's data directories: %v", first.Driver, r.standing.CanImage())
+		why = noSnapshot(first.Driver, r.standing.CanImage())
 	case r.opts.Reset == ResetSnapshot:
 		why = fmt.Sprintf("driver %s cannot take snapshots (no driver.Snapshotter; with system.cluster in an experiment file, dbrig would copy the nodes' data directories)", first.Driver)
 	case r.opts.Reset == ResetRepair:
@@ -100,6 +91,66 @@ func (r *rater) checkStrategy(ctx context.Context, first *experiment.Plan) error
 		why = fmt.Sprintf("driver %s cannot drop its data (no driver.Resetter)", first.Driver)
 	}
 	return input(fmt.Errorf("--reset %s: %s; strategies that work here: %s", r.opts.Reset, why, strings.Join(works, ", ")))
+}
+
+// strategies lists the strategies that work on a table of a system that
+// keeps its data between drivers, given what its DB can do, and why repair
+// does not (nil if it does).
+func strategies(first *experiment.Plan, canSnapshot, canReset bool) ([]string, error) {
+	var works []string
+	if canReset {
+		works = append(works, ResetReload)
+	}
+	if canSnapshot {
+		works = append(works, ResetSnapshot)
+	}
+	works = append(works, ResetKeep)
+	g, ok := first.Workload.(regenerator)
+	if !ok {
+		return works, fmt.Errorf("workload %s cannot regenerate its records", first.WorkloadName())
+	}
+	if _, err := g.Originals(nil); err != nil {
+		return works, err
+	}
+	return append(works, ResetRepair), nil
+}
+
+// noSnapshot says why a cluster's system cannot snapshot: its driver
+// cannot, and imgErr says why its nodes cannot be imaged.
+func noSnapshot(drv string, imgErr error) string {
+	return fmt.Sprintf("driver %s cannot take snapshots (no driver.Snapshotter), and no image of the cluster's data directories: %v", drv, imgErr)
+}
+
+// plannedSnapshot says why reset cannot work before first's cluster (the
+// experiment file's) starts, or nil: a snapshot where the driver's DB
+// (driver.Driver.Type) has no snapshots of its own and the planned nodes
+// keep their data in memory, so no image of them can be taken either.
+// What it cannot tell before the start, checkStrategy asks after.
+func plannedSnapshot(reset string, first *experiment.Plan) error {
+	if reset != ResetSnapshot || first.Cluster == nil || tableOf(first) == "" || ephemeralData(first) {
+		return nil
+	}
+	typ := first.Registry[first.Driver].Type
+	if _, ok := typ.(driver.Snapshotter); ok || typ == nil {
+		return nil
+	}
+	imgErr := first.Cluster.CanImage()
+	if !errors.Is(imgErr, cluster.ErrNoImage) {
+		return nil // images work, or standing the cluster up says why not
+	}
+	_, canReset := typ.(driver.Resetter)
+	works, _ := strategies(first, false, canReset)
+	return fmt.Errorf("%s; strategies that work here: %s", noSnapshot(first.Driver, imgErr), strings.Join(works, ", "))
+}
+
+// tableOf is the one key-value table of first's workload (YCSB's), which
+// snapshots and keep work on; "" for a workload without one (TPC-C), which
+// can only be reloaded.
+func tableOf(first *experiment.Plan) string {
+	if t, ok := first.Workload.(interface{ Table() string }); ok {
+		return t.Table()
+	}
+	return ""
 }
 
 func without(list []string, drop string) []string {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -26,6 +27,25 @@ var (
 type ExportInput struct {
 	Runs    []analysis.Run
 	Ratings []results.Rating
+}
+
+// ReadExport reads from store what Export writes for what: the ratings
+// ids names for steps, else the runs (analysis.ReadRuns).
+func ReadExport(ctx context.Context, store *results.Store, what string, ids []int64) (ExportInput, error) {
+	var in ExportInput
+	if what != "steps" {
+		runs, err := analysis.ReadRuns(ctx, store, ids)
+		in.Runs = runs
+		return in, err
+	}
+	for _, id := range ids {
+		r, err := store.GetRating(ctx, id)
+		if err != nil {
+			return in, err
+		}
+		in.Ratings = append(in.Ratings, r)
+	}
+	return in, nil
 }
 
 // CheckExport refuses a format or a what that Export does not know, naming

@@ -45,12 +45,23 @@ func NewNetwork(seed int64) *Network {
 
 // Advertise implements cluster.Advertiser: a proxy in front of addr.
 func (n *Network) Advertise(node, port, addr string) (string, error) {
+	return n.advertise(node, port, "", addr)
+}
+
+// AdvertiseAt implements cluster.AddrAdvertiser: a proxy at listen in
+// front of target.
+func (n *Network) AdvertiseAt(node, port, listen, target string) error {
+	_, err := n.advertise(node, port, listen, target)
+	return err
+}
+
+func (n *Network) advertise(node, port, listen, addr string) (string, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
 		return "", errors.New("network closed")
 	}
-	o := proxy.Options{Seed: n.seed + uint64(len(n.client)+len(n.peer)) + 1}
+	o := proxy.Options{Seed: n.seed + uint64(len(n.client)+len(n.peer)) + 1, Listen: listen}
 	if port == "peer" {
 		o.Identify = n.identify
 	}
@@ -89,7 +100,7 @@ func (n *Network) identify(c net.Conn, first []byte) string {
 	if !ok {
 		return ""
 	}
-	return ownerOf(ra.Port, pids())
+	return ownerOf(ra.IP, ra.Port, pids())
 }
 
 // fromHeader is the node whose peer URL the X-PeerURLs header names.
@@ -178,15 +189,21 @@ func (n *Network) Known(c *cluster.Cluster) {
 	}
 }
 
-// ownerOf is the node whose process owns the TCP socket bound to
-// 127.0.0.1:port (the connecting side of a loopback connection), from
+// ownerOf is the node whose process owns the TCP socket bound to ip:port
+// (the connecting side of a loopback connection: 127.0.0.1, or another
+// 127.0.0.x a Cassandra node's connections to a peer proxy come from), from
 // /proc/net/tcp and the nodes' file descriptors; "" when none does.
-func ownerOf(port int, pids map[int]string) string {
+func ownerOf(ip net.IP, port int, pids map[int]string) string {
+	ip4 := ip.To4()
+	if ip4 == nil {
+		return ""
+	}
 	b, err := os.ReadFile("/proc/net/tcp")
 	if err != nil {
 		return ""
 	}
-	want := fmt.Sprintf("0100007F:%04X", port)
+	// /proc/net/tcp writes the address as one 32-bit word in host (little-endian) order.
+	want := fmt.Sprintf("%02X%02X%02X%02X:%04X", ip4[3], ip4[2], ip4[1], ip4[0], port)
 	inode := ""
 	for _, line := range strings.Split(string(b), "\n")[1:] {
 		f := strings.Fields(line)
@@ -275,7 +292,7 @@ func (n *Network) links(node, link string) ([]inject.Link, error) {
 		}
 		own, ok := n.peer[node]
 		if !ok {
-			return nil, fmt.Errorf("%w: node %s's peer traffic does not go through dbrig (only etcd's does)", inject.ErrNoLinks, node)
+			return nil, fmt.Errorf("%w: node %s's peer traffic does not go through dbrig", inject.ErrNoLinks, node)
 		}
 		out := []inject.Link{{Proxy: own, Name: "peers → " + node}}
 		for _, other := range sortedKeys(n.peer) {

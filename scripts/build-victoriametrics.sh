@@ -9,47 +9,17 @@
 #
 # v1.151.0 is pinned: the newest release that `go get` and `go mod tidy`
 # accept with this machine's Go (1.26); later ones need a newer Go.
-# A throwaway module requires the VictoriaMetrics module at VERSION and
-# builds its app/victoria-metrics main package: the Go module proxy serves
-# it like any dependency, checked against the checksum database.
+# build_go_main (lib.sh) builds its app/victoria-metrics main package
+# through a throwaway module.
 source "$(dirname "$0")/lib.sh"
 
 version=${1:-1.151.0}
 version=${version#v}
 [[ $version =~ ^1\.[0-9]+\.[0-9]+$ ]] || die "usage: $0 [VERSION] (e.g. 1.151.0)"
-cache=${DBRIG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dbrig}
-out=$cache/victoriametrics/$version/victoria-metrics
-
-if [ -x "$out" ]; then
-	log "victoria-metrics $version: already built"
-	printf '%s\n' "$out"
-	exit 0
-fi
-command -v go >/dev/null || die "go is not installed (https://go.dev/doc/install, or apt-get install golang)"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-cat >go.mod <<MOD
-module dbrig.local/build-victoriametrics
-
-go 1.24
-MOD
-cat >tools.go <<'SRC'
-//go:build tools
-
-package tools
-
-import _ "github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics"
-SRC
+out=$(dbrig_cache)/victoriametrics/$version/victoria-metrics
 mod=github.com/VictoriaMetrics/VictoriaMetrics
-log "victoria-metrics $version: fetching $mod@v$version"
-go get "$mod/app/victoria-metrics@v$version" >&2 || die "the Go module proxy has no $mod@v$version"
-log "victoria-metrics $version: building (a few minutes)"
-mkdir -p "$(dirname "$out")"
-go build -trimpath -ldflags "-X $mod/lib/buildinfo.Version=victoria-metrics-v$version" \
-	-o "$out.tmp" "$mod/app/victoria-metrics" >&2 || die "building victoria-metrics $version failed"
-"$out.tmp" -version >/dev/null || die "the built binary does not run"
-mv "$out.tmp" "$out"
-log "victoria-metrics $version: $out"
-printf '%s\n' "$out"
+
+runs() { "$1" -version >/dev/null 2>&1; }
+
+build_go_main victoria-metrics "$version" "$mod/app/victoria-metrics" "$out" runs \
+	-ldflags "-X $mod/lib/buildinfo.Version=victoria-metrics-v$version"

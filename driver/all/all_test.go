@@ -3,6 +3,7 @@ package all
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -31,10 +32,24 @@ func TestRegistryOpensEveryDriver(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
+			if got, want := reflect.TypeOf(db), reflect.TypeOf(reg[name].Type); got != want {
+				t.Errorf("Open returned a %v, its Driver.Type is a %v", got, want)
+			}
 			if err := db.Insert(ctx, "usertable", "k", driver.Record{"f": []byte("v")}); err != nil {
 				t.Fatalf("insert: %v", err)
 			}
 		})
+	}
+}
+
+// Every driver declares its DB's type, so that its capabilities are known
+// before anything connects (TestRegistryOpensEveryDriver checks that it is
+// the type Open returns where a DB can be opened here).
+func TestDriversDeclareTheirType(t *testing.T) {
+	for name, d := range Registry() {
+		if d.Type == nil {
+			t.Errorf("driver %s: no Type", name)
+		}
 	}
 }
 

@@ -9,7 +9,11 @@
 // absent, with fieldcount and fieldnameprefix.
 //
 // Every statement is prepared (the driver caches them) and routed
-// token-aware: to a replica of the key, so the coordinator is a replica.
+// token-aware: to a replica of the key, so the coordinator is a replica
+// (tokenAware: nodes told apart by host ID, as on 127.0.0.1 they must be).
+// Nodes given in hosts behind proxies (dbrig's fault proxies) are reached
+// through them: the ring's own addresses are mapped to the hosts given
+// (behindProxies), so a client-link fault reaches every node.
 // Read and Scan use cassandra.readconsistencylevel, writes
 // cassandra.writeconsistencylevel (both QUORUM by default, as YCSB's;
 // cassandra.consistencylevel sets both at once).
@@ -19,9 +23,10 @@
 // a missing key writes it, a Delete of one does nothing); with
 // cassandra.ifexists=true they carry IF EXISTS, a lightweight transaction
 // (Paxos, four round trips between replicas) that reports a missing key as
-// not found. InsertBatch (the load) sends cassandra.loadinflight prepared
-// inserts at once, each to its replicas: Cassandra's multi-partition batches
-// only move the fan-out to the coordinator.
+// not found. InsertBatch (the load) sends prepared inserts concurrently,
+// each to its replicas, at most cassandra.loadinflight at once across all
+// the loaders: Cassandra's multi-partition batches only move the fan-out to
+// the coordinator (and fail above 50 KiB by default).
 //
 // Scan is YCSB's: SELECT ... WHERE token(y_id) >= token(start) LIMIT n.
 // Records come in token order, which is not key order (the partitioner
@@ -39,6 +44,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"regexp"
 	"slices"
 	"sort"
@@ -68,7 +74,7 @@ type DB struct {
 	rf            int
 	nodes         int // in the ring when the DB opened
 	scan, ifExist bool
-	inflight      int
+	load          chan struct{} // a slot per load insert in flight (cassandra.loadinflight)
 
 	mu     sync.Mutex
 	tables map[string]bool // created (or found) in this session
@@ -181,11 +187,14 @@ func readSettings(p *spec.Props, db *DB) (settings, error) {
 	if s.discover, err = p.Bool("cassandra.discover", true); err != nil {
 		return s, err
 	}
-	inflight, err := p.IntMin("cassandra.loadinflight", 8, 1)
+	// Shared by the loaders: 8 per loader, as before, made 128 in flight at
+	// 16 loaders, which queued on a one-node server and loaded slower than
+	// 16 (docs/measurements/cassandra.md).
+	inflight, err := p.IntMin("cassandra.loadinflight", 32, 1)
 	if err != nil {
 		return s, err
 	}
-	db.inflight = int(inflight)
+	db.load = make(chan struct{}, inflight)
 	n, err := p.IntMin("fieldcount", 10, 1)
 	if err != nil {
 		return s, err
@@ -228,7 +237,7 @@ func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 	c.WriteTimeout = s.timeout
 	c.NumConns = s.conns
 	c.Consistency = db.write
-	c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(&hostRoundRobin{})
+	c.PoolConfig.HostSelectionPolicy = &tokenAware{}
 	if !s.discover {
 		c.DisableInitialHostLookup = true
 		c.Events.DisableTopologyEvents = true
@@ -263,6 +272,11 @@ func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 	if s.user != "" {
 		c.Authenticator = gocql.PasswordAuthenticator{Username: s.user, Password: s.pass}
 	}
+	if s.discover {
+		if m := behindProxies(ctx, c, s.hosts); len(m) > 0 {
+			c.AddressTranslator = translator(m)
+		}
+	}
 	sess, err := newSession(ctx, c, s.connect)
 	if err != nil {
 		return nil, errclass.Wrap(errclass.Unavailable, fmt.Errorf("cassandra: connecting to %s: %w", strings.Join(s.hosts, ","), err))
@@ -273,6 +287,55 @@ func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// behindProxies maps the native address of each node reached at another
+// host given (dbrig's client proxies, or any TCP proxy) to that host. The
+// ring names every node by its own address, so without the map the session
+// would reach all nodes but the first past their proxies. A host whose
+// node does not answer, or names itself as it was given, has no entry.
+func behindProxies(ctx context.Context, c *gocql.ClusterConfig, hosts []string) map[string]netip.AddrPort {
+	m := map[string]netip.AddrPort{}
+	for _, h := range hosts {
+		given, err := netip.ParseAddrPort(h)
+		if err != nil {
+			continue // a name: the ring's addresses cannot be it
+		}
+		pc := gocql.NewCluster(h)
+		pc.DisableInitialHostLookup = true
+		pc.Events.DisableTopologyEvents, pc.Events.DisableSchemaEvents = true, true
+		pc.NumConns = 1
+		pc.ConnectTimeout, pc.Timeout = c.ConnectTimeout, c.Timeout
+		pc.Authenticator = c.Authenticator
+		s, err := pc.CreateSession()
+		if err != nil {
+			continue
+		}
+		var ip net.IP
+		var port int
+		err = s.Query("SELECT rpc_address, rpc_port FROM system.local").Consistency(gocql.One).ScanContext(ctx, &ip, &port)
+		s.Close()
+		own, ok := netip.AddrFromSlice(ip)
+		if err != nil || !ok || port <= 0 || port > 65535 {
+			continue
+		}
+		if a := netip.AddrPortFrom(own.Unmap(), uint16(port)); a != given {
+			m[a.String()] = given
+		}
+	}
+	return m
+}
+
+// translator maps the addresses of m to theirs.
+func translator(m map[string]netip.AddrPort) gocql.AddressTranslator {
+	return gocql.AddressTranslatorFunc(func(ip net.IP, port int) (net.IP, int) {
+		if a, ok := netip.AddrFromSlice(ip); ok {
+			if to, ok := m[netip.AddrPortFrom(a.Unmap(), uint16(port)).String()]; ok {
+				return net.IP(to.Addr().AsSlice()), int(to.Port())
+			}
+		}
+		return ip, port
+	})
 }
 
 // neverConvict keeps every host up in gocql's ring (see open).
@@ -612,8 +675,9 @@ func (db *DB) insertStmt(table, key string, names []string, values driver.Record
 	return b.String(), args
 }
 
-// InsertBatch inserts the records with cassandra.loadinflight inserts in
-// flight; the first error stops the rest.
+// InsertBatch inserts the records concurrently, at most
+// cassandra.loadinflight in flight across all calls; the first error stops
+// the rest of the batch.
 func (db *DB) InsertBatch(ctx context.Context, table string, keys []string, values []driver.Record) error {
 	if len(keys) != len(values) {
 		return fmt.Errorf("cassandra: batch of %d keys and %d values", len(keys), len(values))
@@ -626,11 +690,10 @@ func (db *DB) InsertBatch(ctx context.Context, table string, keys []string, valu
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	sem := make(chan struct{}, db.inflight)
 	var wg sync.WaitGroup
 	for i, k := range keys {
 		select {
-		case sem <- struct{}{}:
+		case db.load <- struct{}{}:
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
@@ -638,7 +701,7 @@ func (db *DB) InsertBatch(ctx context.Context, table string, keys []string, valu
 		}
 		wg.Add(1)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			defer func() { <-db.load; wg.Done() }()
 			if err := db.Insert(ctx, table, k, values[i]); err != nil {
 				cancel(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,7 +27,8 @@ import (
 // with its own ports ("client": the native protocol, "peer": the storage
 // port: Cassandra tells nodes on one address apart by port), all are
 // seeds, and each owns one token, spread evenly over the ring, so the
-// nodes start together without bootstrapping.
+// nodes start together without bootstrapping. Routed (for network faults
+// between nodes), the nodes reach each other through proxies on peerHost.
 type Cluster struct {
 	Nodes   int    // default 3
 	Version string // of org.apache.cassandra:cassandra-all; default DefaultVersion
@@ -39,7 +41,17 @@ type Cluster struct {
 	// of the keyspace it creates; default min(Nodes, 3).
 	ReplicationFactor int
 	Settings          map[string]string // cassandra.yaml keys, value as YAML
+	// Advertise, when set (Routed), puts a proxy in front of each node's
+	// storage port that its peers reach it through (see peerProxy).
+	Advertise cluster.Advertiser
 }
+
+// peerHost is where the nodes of a Routed cluster are known to each other:
+// a node's peer proxy listens on peerHost and the node's own storage port
+// (Cassandra has no broadcast port: a node is known at its broadcast
+// address and its storage port, so the proxy cannot sit on 127.0.0.1,
+// where the node listens). Only the proxies listen there.
+const peerHost = "127.0.0.2"
 
 // DefaultVersion is the Cassandra that runs unless told otherwise.
 const DefaultVersion = "5.0.6"
@@ -62,9 +74,27 @@ func (c Cluster) Describe() string {
 	return fmt.Sprintf("cassandra × %d nodes, replication factor %d", c.nodes(), c.rf())
 }
 
-// BypassesProxies implements cluster.ProxyBypasser: the driver learns the
-// nodes' own addresses from the ring and connects to them directly.
-func (Cluster) BypassesProxies([]cluster.Node) bool { return true }
+// Routed implements cluster.Routable: the nodes reach each other's storage
+// ports through a's proxies (a partition cuts them); a must place them
+// where the recipe says (cluster.AddrAdvertiser).
+func (c Cluster) Routed(a cluster.Advertiser) cluster.Recipe { c.Advertise = a; return c }
+
+// peerProxy puts node's peer proxy at peerHost:port, in front of the node's
+// storage port on 127.0.0.1, and returns the address the node is known at.
+func (c Cluster) peerProxy(node string, port int) (string, error) {
+	if c.Advertise == nil {
+		return cluster.HostPort(port), nil
+	}
+	a, ok := c.Advertise.(cluster.AddrAdvertiser)
+	if !ok {
+		return "", fmt.Errorf("cassandra: %s's peer proxy must listen on its storage port (%d) of %s: the advertiser cannot place it", node, port, peerHost)
+	}
+	addr := net.JoinHostPort(peerHost, strconv.Itoa(port))
+	if err := a.AdvertiseAt(node, "peer", addr, cluster.HostPort(port)); err != nil {
+		return "", fmt.Errorf("cassandra: %s's peer proxy at %s: %w", node, addr, err)
+	}
+	return addr, nil
+}
 
 // tokens spreads n tokens evenly over Murmur3's ring.
 func tokens(n int) []int64 {
@@ -113,7 +143,9 @@ func (c Cluster) Layout(l *cluster.Layout) ([]cluster.Stage, error) {
 		if peer[i], err = l.Port(names[i], "peer"); err != nil {
 			return nil, err
 		}
-		seeds[i] = cluster.HostPort(peer[i])
+		if seeds[i], err = c.peerProxy(names[i], peer[i]); err != nil {
+			return nil, err
+		}
 	}
 	toks := tokens(n)
 	st := cluster.Stage{Name: "nodes", ReadyTimeout: readyTimeout}
@@ -194,6 +226,11 @@ authorizer: AllowAllAuthorizer
 concurrent_compactors: 1
 `, token, filepath.Join(dir, "data"), filepath.Join(dir, "commitlog"), filepath.Join(dir, "saved_caches"),
 		filepath.Join(dir, "hints"), filepath.Join(dir, "cdc_raw"), seeds, cluster.Loopback, cluster.Loopback, peer, client)
+	if c.Advertise != nil {
+		// Known to its peers at its proxy; clients still reach the node
+		// itself (broadcast_rpc_address defaults to rpc_address).
+		fmt.Fprintf(&b, "broadcast_address: %s\n", peerHost)
+	}
 	keys := make([]string, 0, len(c.Settings))
 	for k := range c.Settings {
 		keys = append(keys, k)

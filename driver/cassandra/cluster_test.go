@@ -75,6 +75,53 @@ func TestYAML(t *testing.T) {
 	}
 }
 
+// advertiser records where it was asked to put proxies.
+type advertiser struct{ at []string }
+
+func (a *advertiser) Advertise(node, port, addr string) (string, error) {
+	return "", errors.New("not at a chosen address")
+}
+
+func (a *advertiser) AdvertiseAt(node, port, listen, target string) error {
+	a.at = append(a.at, node+" "+port+" "+listen+" -> "+target)
+	return nil
+}
+
+// onlyAdvertise cannot place its proxies.
+type onlyAdvertise struct{}
+
+func (onlyAdvertise) Advertise(node, port, addr string) (string, error) { return "127.0.0.1:1", nil }
+
+// Routed, a node is known to its peers at its proxy on peerHost and its own
+// storage port, in front of its storage port on 127.0.0.1.
+func TestRoutedPeers(t *testing.T) {
+	a := &advertiser{}
+	r, ok := cluster.WithAdvertiser(Cluster{}, a)
+	if !ok {
+		t.Fatal("cassandra takes no advertiser")
+	}
+	c := r.(Cluster)
+	got, err := c.peerProxy("cas2", 17001)
+	if err != nil || got != "127.0.0.2:17001" {
+		t.Fatalf("peerProxy = %q, %v", got, err)
+	}
+	if len(a.at) != 1 || a.at[0] != "cas2 peer 127.0.0.2:17001 -> 127.0.0.1:17001" {
+		t.Errorf("advertised %q", a.at)
+	}
+	y := c.yaml("/d/cas2", 0, 19043, 17001, "127.0.0.2:17000,127.0.0.2:17001")
+	for _, want := range []string{"listen_address: 127.0.0.1\n", "broadcast_address: 127.0.0.2\n", "rpc_address: 127.0.0.1\n"} {
+		if !strings.Contains(y, want) {
+			t.Errorf("yaml lacks %q:\n%s", want, y)
+		}
+	}
+	if y := (Cluster{}).yaml("/d", 0, 1, 2, ""); strings.Contains(y, "broadcast_address") {
+		t.Errorf("not routed, yet a broadcast address:\n%s", y)
+	}
+	if _, err := (Cluster{Advertise: onlyAdvertise{}}).peerProxy("cas1", 17000); err == nil || !strings.Contains(err.Error(), "storage port (17000) of 127.0.0.2") {
+		t.Errorf("an advertiser that cannot place proxies: %v", err)
+	}
+}
+
 // A cache is used only when every jar matches the manifest.
 func TestCachedChecksJars(t *testing.T) {
 	lib := filepath.Join(t.TempDir(), "lib")

@@ -9,7 +9,7 @@ import (
 // connection properties carry the names of YCSB's cassandra-cql binding, so
 // a YCSB user's property file works as it is.
 func Driver() driver.Driver {
-	return driver.Driver{EnvProps: []string{"hosts", "cassandra.replicationfactor"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"cassandra": newCluster},
+	return driver.Driver{Type: (*DB)(nil), EnvProps: []string{"hosts", "cassandra.replicationfactor"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"cassandra": newCluster},
 		Doc: "Apache Cassandra (github.com/apache/cassandra-gocql-driver/v2)", Props: []spec.Decl{
 			{Key: "hosts", Type: "list", Default: "127.0.0.1", Doc: "comma-separated contact points, host or host:port (YCSB cassandra-cql)"},
 			{Key: "port", Type: "int", Default: "9042", Doc: "native protocol port of hosts given without one (YCSB cassandra-cql)"},
@@ -26,6 +26,6 @@ func Driver() driver.Driver {
 			{Key: "cassandra.scan", Type: "string", Default: "token", Doc: "token: YCSB's scan, token(y_id) >= token(start), records in token order, not key order; none: Scan is unsupported"},
 			{Key: "cassandra.ifexists", Type: "bool", Default: "false", Doc: "Update and Delete with IF EXISTS (a lightweight transaction) so a missing key is not found; false: blind writes as YCSB's"},
 			{Key: "cassandra.discover", Type: "bool", Default: "true", Doc: "learn the other nodes from the ring and route to them; false: use only hosts (behind a proxy or load balancer)"},
-			{Key: "cassandra.loadinflight", Type: "int", Default: "8", Doc: "inserts in flight at once in a load batch (each routed to its replicas); the load runs one batch per client"},
+			{Key: "cassandra.loadinflight", Type: "int", Default: "32", Doc: "inserts in flight at once during the load, all loaders together (each routed to its replicas)"},
 		}}
 }

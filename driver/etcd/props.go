@@ -7,7 +7,7 @@ import (
 
 // Driver is the etcd driver with the properties Open reads.
 func Driver() driver.Driver {
-	return driver.Driver{EnvProps: []string{"etcd.endpoints"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"etcd": newCluster}, Leader: Leader, Doc: "etcd (go.etcd.io/etcd/client/v3)", Props: []spec.Decl{
+	return driver.Driver{Type: (*DB)(nil), EnvProps: []string{"etcd.endpoints"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"etcd": newCluster}, Leader: Leader, Doc: "etcd (go.etcd.io/etcd/client/v3)", Props: []spec.Decl{
 		{Key: "etcd.endpoints", Type: "list", Default: "127.0.0.1:2379", Doc: "comma-separated host:port of the members"},
 		{Key: "etcd.prefix", Type: "string", Default: "dbrig/", Doc: "key prefix of all benchmark data; Reset deletes everything under it"},
 		{Key: "etcd.timeout", Type: "duration", Default: "5s", Doc: "per-operation timeout"},

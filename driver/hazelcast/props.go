@@ -7,7 +7,7 @@ import (
 
 // Driver is the hazelcast driver with the properties Open reads.
 func Driver() driver.Driver {
-	return driver.Driver{EnvProps: []string{"hazelcast.addrs", "hazelcast.cluster"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"hazelcast": newCluster}, Doc: "Hazelcast (github.com/hazelcast/hazelcast-go-client)", Props: []spec.Decl{
+	return driver.Driver{Type: (*DB)(nil), EnvProps: []string{"hazelcast.addrs", "hazelcast.cluster"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"hazelcast": newCluster}, Doc: "Hazelcast (github.com/hazelcast/hazelcast-go-client)", Props: []spec.Decl{
 		{Key: "hazelcast.addrs", Type: "list", Default: "127.0.0.1:5701", Doc: "comma-separated host:port of members"},
 		{Key: "hazelcast.cluster", Type: "string", Default: "dbrig", Doc: "cluster name"},
 		{Key: "hazelcast.prefix", Type: "string", Default: "dbrig.", Doc: "IMap name prefix; Reset destroys every map that starts with it"},

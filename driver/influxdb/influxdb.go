@@ -24,8 +24,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/internal/lineproto"
@@ -35,14 +33,9 @@ import (
 
 // DB is an InfluxDB server seen through HTTP. Safe for concurrent use.
 type DB struct {
-	http      *http.Client
-	base      string // influxdb.url without a trailing slash
-	db, rp    string
-	unit      int64 // write precision in ns; 0: auto
-	batch     int
-	timeout   time.Duration
-	user, pwd string
-	bufs      sync.Pool
+	*lineproto.Writer // influxdb.url, precision, batchsize, timeout, poolsize
+	db, rp            string
+	user, pwd         string
 }
 
 var (
@@ -64,7 +57,7 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	stmt := "CREATE DATABASE " + ident(d.db)
 	if dur := strings.TrimSpace(cfg.Props.String("influxdb.rp.duration", "")); dur != "" {
@@ -75,43 +68,21 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 		stmt += fmt.Sprintf("; ALTER RETENTION POLICY %s ON %s DURATION %s", ident(d.rp), ident(d.db), dur)
 	}
 	if _, err := d.query(ctx, stmt, true); err != nil {
-		return nil, fmt.Errorf("influxdb: open %s: %w", d.base, err)
+		return nil, fmt.Errorf("influxdb: open %s: %w", d.Base, err)
 	}
 	return d, nil
 }
 
 func fromProps(p *spec.Props) (*DB, error) {
-	raw := strings.TrimRight(p.String("influxdb.url", "http://127.0.0.1:8086"), "/")
-	if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, p.Errorf("influxdb.url", "an http:// or https:// URL such as http://127.0.0.1:8086")
+	w, err := lineproto.NewWriter(p, "influxdb", "http://127.0.0.1:8086")
+	if err != nil {
+		return nil, err
 	}
-	d := &DB{base: raw, db: p.String("influxdb.db", "dbrig"), rp: p.String("influxdb.rp", ""),
+	d := &DB{Writer: w, db: p.String("influxdb.db", "dbrig"), rp: p.String("influxdb.rp", ""),
 		user: p.String("influxdb.username", ""), pwd: p.String("influxdb.password", "")}
 	if d.db == "" {
 		return nil, p.Errorf("influxdb.db", "a database name")
 	}
-	prec, err := p.Choice("influxdb.precision", lineproto.PrecisionNames()...)
-	if err != nil {
-		return nil, err
-	}
-	d.unit, _ = lineproto.Unit(prec)
-	b, err := p.IntMin("influxdb.batchsize", 10000, 1)
-	if err != nil || b > 1_000_000 {
-		return nil, p.Errorf("influxdb.batchsize", "an integer in 1..1000000")
-	}
-	d.batch = int(b)
-	if d.timeout, err = p.Duration("influxdb.timeout", 30*time.Second); err != nil {
-		return nil, err
-	}
-	if d.timeout <= 0 {
-		return nil, p.Errorf("influxdb.timeout", "a duration > 0")
-	}
-	threads, _ := p.Int("threadcount", 1)
-	pool, err := p.IntMin("influxdb.poolsize", max(threads, 4), 1)
-	if err != nil {
-		return nil, err
-	}
-	d.http = lineproto.Client(int(pool))
 	return d, nil
 }
 
@@ -124,27 +95,16 @@ func (d *DB) auth(v url.Values) {
 
 // WritePoints posts pts as line protocol, influxdb.batchsize lines a request.
 func (d *DB) WritePoints(ctx context.Context, _ string, pts []driver.Point) error {
-	bp, _ := d.bufs.Get().(*[]byte)
-	if bp == nil {
-		bp = new([]byte)
-	}
-	defer d.bufs.Put(bp)
-	for len(pts) > 0 {
-		n := min(len(pts), d.batch)
-		prec, unit := lineproto.Choose(pts[:n], d.unit)
-		*bp = lineproto.Append((*bp)[:0], pts[:n], unit)
+	err := d.Write(ctx, pts, func(prec string) string {
 		v := url.Values{"db": {d.db}, "precision": {prec}}
 		if d.rp != "" {
 			v.Set("rp", d.rp)
 		}
 		d.auth(v)
-		ctx, cancel := context.WithTimeout(ctx, d.timeout)
-		_, err := lineproto.Post(ctx, d.http, d.base+"/write?"+v.Encode(), *bp, nil)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("influxdb: write %d points: %w", n, err)
-		}
-		pts = pts[n:]
+		return d.Base + "/write?" + v.Encode()
+	})
+	if err != nil {
+		return fmt.Errorf("influxdb: %w", err)
 	}
 	return nil
 }
@@ -155,7 +115,7 @@ func (d *DB) QueryPoints(ctx context.Context, _ string, q driver.Query) ([]drive
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	res, err := d.query(ctx, stmt, false)
 	if err != nil {
@@ -174,7 +134,7 @@ func (d *DB) DeletePoints(ctx context.Context, _ string, q driver.Query) error {
 	if len(stmts) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	_, err := d.query(ctx, strings.Join(stmts, "; "), true)
 	return err
@@ -190,7 +150,7 @@ func (d *DB) from(m string) string {
 
 // Reset drops the database and creates it again.
 func (d *DB) Reset(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	_, err := d.query(ctx, "DROP DATABASE "+ident(d.db)+"; CREATE DATABASE "+ident(d.db), true)
 	return err
@@ -198,11 +158,11 @@ func (d *DB) Reset(ctx context.Context) error {
 
 // ServerVersion is the X-Influxdb-Version header of /ping.
 func (d *DB) ServerVersion(ctx context.Context) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.base+"/ping", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.Base+"/ping", nil)
 	if err != nil {
 		return "", err
 	}
-	resp, err := d.http.Do(req)
+	resp, err := d.HTTP.Do(req)
 	if err != nil {
 		return "", lineproto.Classify(err)
 	}
@@ -211,7 +171,7 @@ func (d *DB) ServerVersion(ctx context.Context) (string, error) {
 }
 
 // Target is influxdb.url and the database.
-func (d *DB) Target() string { return d.base + "/" + d.db }
+func (d *DB) Target() string { return d.Base + "/" + d.db }
 
 func (d *DB) Read(context.Context, string, string, []string) (driver.Record, error) {
 	return nil, errNoRecords
@@ -225,7 +185,7 @@ func (d *DB) Delete(context.Context, string, string) error                { retu
 
 // Close closes idle connections.
 func (d *DB) Close() error {
-	d.http.CloseIdleConnections()
+	d.HTTP.CloseIdleConnections()
 	return nil
 }
 
@@ -234,7 +194,7 @@ var _ driver.Footprint = (*DB)(nil)
 // DiskBytes sums the diskBytes of the database's shards (TSM files and
 // WAL) from SHOW STATS.
 func (d *DB) DiskBytes(ctx context.Context, _ string) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	r, err := d.query(ctx, "SHOW STATS", false)
 	if err != nil {

@@ -98,14 +98,14 @@ func (d *DB) query(ctx context.Context, stmt string, write bool) (*response, err
 	d.auth(v)
 	var body []byte
 	hdr := map[string][]string{}
-	u := d.base + "/query"
+	u := d.Base + "/query"
 	if write {
 		body = []byte(v.Encode())
 		hdr["Content-Type"] = []string{"application/x-www-form-urlencoded"}
 	} else {
 		u += "?" + v.Encode()
 	}
-	out, err := lineproto.Post(ctx, d.http, u, body, hdr)
+	out, err := lineproto.Post(ctx, d.HTTP, u, body, hdr)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 
 // Driver is the influxdb driver with the properties Open reads.
 func Driver() driver.Driver {
-	return driver.Driver{EnvProps: []string{"influxdb.url"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"influxdb": newCluster},
+	return driver.Driver{Type: (*DB)(nil), EnvProps: []string{"influxdb.url"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"influxdb": newCluster},
 		Doc: "InfluxDB 1.x (line protocol and InfluxQL over HTTP, net/http)", Props: []spec.Decl{
 			{Key: "influxdb.url", Type: "url", Default: "http://127.0.0.1:8086", Doc: "the server's HTTP API"},
 			{Key: "influxdb.db", Type: "string", Default: "dbrig", Doc: "database (created by Open; Reset drops and recreates it)"},

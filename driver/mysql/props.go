@@ -9,7 +9,7 @@ import (
 
 // Driver is the mysql driver with the properties Open reads.
 func Driver() driver.Driver {
-	return driver.Driver{EnvProps: []string{"mysql.dsn"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"mariadb": clusterNamed("mariadb"), "mysql": clusterNamed("mysql")}, Doc: "MySQL / MariaDB (github.com/go-sql-driver/mysql)", Props: []spec.Decl{
+	return driver.Driver{Type: (*DB)(nil), EnvProps: []string{"mysql.dsn"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"mariadb": clusterNamed("mariadb"), "mysql": clusterNamed("mysql")}, Doc: "MySQL / MariaDB (github.com/go-sql-driver/mysql)", Props: []spec.Decl{
 		{Key: "mysql.dsn", Type: "dsn", Doc: "Go MySQL DSN (required), e.g. user:secret@tcp(127.0.0.1:3306)/db", Secret: RedactDSN},
 		{Key: "mysql.timeout", Type: "duration", Default: "10s", Doc: "per-operation timeout (0 = none), as the socket's read and write timeouts (unless the DSN sets readTimeout/writeTimeout); an interrupted run's operations end by it"},
 		{Key: "mysql.poolsize", Type: "int", Default: "max(threadcount, 4)", Doc: "connections"},

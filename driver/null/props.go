@@ -4,5 +4,5 @@ import "github.com/dbrig/dbrig/driver"
 
 // Driver is the null driver: no properties.
 func Driver() driver.Driver {
-	return driver.Driver{Open: Open, Embedded: &driver.Embedded{}, Doc: "nothing: the harness's own ceiling"}
+	return driver.Driver{Type: DB{}, Open: Open, Embedded: &driver.Embedded{}, Doc: "nothing: the harness's own ceiling"}
 }

@@ -111,7 +111,12 @@ func (p Cluster) Layout(l *cluster.Layout) ([]cluster.Stage, error) {
 		args := []string{"-D", filepath.Join(nd, "data"), "-p", strconv.Itoa(port),
 			"-c", "listen_addresses=" + cluster.Loopback, "-c", "unix_socket_directories=",
 			// cluster_name is also a replica's application_name in pg_stat_replication.
-			"-c", "cluster_name=" + name}
+			"-c", "cluster_name=" + name,
+			// Dynamic shared memory in files of the data directory
+			// (pg_dynshmem), not /dev/shm: a killed server (a kill fault)
+			// cannot remove its segments, and Down removes the directory.
+			// A setting of the user's (below) wins.
+			"-c", "dynamic_shared_memory_type=mmap"}
 		keys := make([]string, 0, len(p.Settings))
 		for k := range p.Settings {
 			keys = append(keys, k)
@@ -200,10 +205,12 @@ func (p Cluster) upstream(replica string, pport int) (host, port string, err err
 	return host, port, nil
 }
 
-func (Cluster) Props(nodes []cluster.Node) map[string]string {
+func (p Cluster) Props(nodes []cluster.Node) map[string]string {
 	for _, n := range nodes {
 		if n.Role == "primary" {
-			return map[string]string{"pg.url": n.URL}
+			// Built from the password, not taken from the node's URL: a
+			// state file keeps neither, and derives it again (cluster.State).
+			return map[string]string{"pg.url": pgURL("dbrig", p.password(), n.Ports["client"], "dbrig")}
 		}
 	}
 	return nil

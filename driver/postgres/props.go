@@ -7,7 +7,7 @@ import (
 
 // Driver is the postgres driver with the properties Open reads.
 func Driver() driver.Driver {
-	return driver.Driver{EnvProps: []string{"pg.url"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"postgres": newCluster}, Leader: Leader, Doc: "PostgreSQL (github.com/jackc/pgx/v5)",
+	return driver.Driver{Type: (*DB)(nil), EnvProps: []string{"pg.url"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"postgres": newCluster}, Leader: Leader, Doc: "PostgreSQL (github.com/jackc/pgx/v5)",
 		// A rating's settle step vacuums between experiments; the
 		// autovacuum launcher would land inside some of them (autovacuum.go).
 		RatingProps: []string{"pg.autovacuum=off"}, Props: []spec.Decl{

@@ -7,7 +7,7 @@ import (
 
 // Driver is the redis driver with the properties Open reads.
 func Driver() driver.Driver {
-	return driver.Driver{EnvProps: []string{"redis.addr", "redis.password", "redis.sentinels", "redis.master"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"redis": newCluster}, Leader: Leader, Doc: "Redis (github.com/redis/go-redis/v9, or github.com/redis/rueidis)", Props: []spec.Decl{
+	return driver.Driver{Type: (*DB)(nil), EnvProps: []string{"redis.addr", "redis.password", "redis.sentinels", "redis.master"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"redis": newCluster}, Leader: Leader, Doc: "Redis (github.com/redis/go-redis/v9, or github.com/redis/rueidis)", Props: []spec.Decl{
 		{Key: "redis.addr", Type: "host:port", Default: "127.0.0.1:6379", Doc: "the server"},
 		{Key: "redis.read_addr", Type: "host:port", Doc: "a replica the reads (read, scan) go to; writes go to redis.addr (or the Sentinel primary); same password and database. Its reads may be stale (asynchronous replication)"},
 		{Key: "redis.password", Type: "string", Doc: "password (AUTH)", Secret: spec.RedactWhole},

@@ -96,7 +96,7 @@ func msSeconds(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, '
 // promQuery runs a Prometheus-API query and calls fn for every sample of
 // every series (the aggregates have one), time in ms.
 func (d *DB) promQuery(ctx context.Context, path string, v url.Values, fn func(ms int64, v float64)) error {
-	out, err := lineproto.Post(ctx, d.http, d.base+path+"?"+v.Encode(), nil, nil)
+	out, err := lineproto.Post(ctx, d.HTTP, d.Base+path+"?"+v.Encode(), nil, nil)
 	if err != nil {
 		return fmt.Errorf("victoriametrics: %s: %w", path, err)
 	}

@@ -7,7 +7,7 @@ import (
 
 // Driver is the victoriametrics driver with the properties Open reads.
 func Driver() driver.Driver {
-	return driver.Driver{EnvProps: []string{"victoriametrics.url"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"victoriametrics": newCluster},
+	return driver.Driver{Type: (*DB)(nil), EnvProps: []string{"victoriametrics.url"}, Open: Open, Clusters: map[string]driver.ClusterFunc{"victoriametrics": newCluster},
 		Doc: "VictoriaMetrics single-node (Influx line protocol /write, query API, net/http)", Props: []spec.Decl{
 			{Key: "victoriametrics.url", Type: "url", Default: "http://127.0.0.1:8428", Doc: "the server's HTTP API"},
 			{Key: "victoriametrics.precision", Type: "string", Default: "auto", Doc: "timestamp unit of the lines written: n, u, ms, s, m, h (VictoriaMetrics keeps milliseconds), or auto: per request the coarsest that keeps every time exact"},

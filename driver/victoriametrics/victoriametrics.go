@@ -24,14 +24,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/driver/internal/lineproto"
@@ -41,12 +38,7 @@ import (
 
 // DB is a VictoriaMetrics server seen through HTTP. Safe for concurrent use.
 type DB struct {
-	http    *http.Client
-	base    string
-	unit    int64 // write precision in ns; 0: auto
-	batch   int
-	timeout time.Duration
-	bufs    sync.Pool
+	*lineproto.Writer // victoriametrics.url, precision, batchsize, timeout, poolsize
 }
 
 var (
@@ -66,70 +58,33 @@ func Open(ctx context.Context, cfg driver.Config) (driver.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	if _, err := lineproto.Post(ctx, d.http, d.base+"/health", nil, nil); err != nil {
-		return nil, fmt.Errorf("victoriametrics: open %s: %w", d.base, err)
+	if _, err := lineproto.Post(ctx, d.HTTP, d.Base+"/health", nil, nil); err != nil {
+		return nil, fmt.Errorf("victoriametrics: open %s: %w", d.Base, err)
 	}
 	return d, nil
 }
 
 func fromProps(p *spec.Props) (*DB, error) {
-	raw := strings.TrimRight(p.String("victoriametrics.url", "http://127.0.0.1:8428"), "/")
-	if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, p.Errorf("victoriametrics.url", "an http:// or https:// URL such as http://127.0.0.1:8428")
-	}
-	d := &DB{base: raw}
-	prec, err := p.Choice("victoriametrics.precision", lineproto.PrecisionNames()...)
+	w, err := lineproto.NewWriter(p, "victoriametrics", "http://127.0.0.1:8428")
 	if err != nil {
 		return nil, err
 	}
-	d.unit, _ = lineproto.Unit(prec)
-	b, err := p.IntMin("victoriametrics.batchsize", 10000, 1)
-	if err != nil || b > 1_000_000 {
-		return nil, p.Errorf("victoriametrics.batchsize", "an integer in 1..1000000")
-	}
-	d.batch = int(b)
-	if d.timeout, err = p.Duration("victoriametrics.timeout", 30*time.Second); err != nil {
-		return nil, err
-	}
-	if d.timeout <= 0 {
-		return nil, p.Errorf("victoriametrics.timeout", "a duration > 0")
-	}
-	threads, _ := p.Int("threadcount", 1)
-	pool, err := p.IntMin("victoriametrics.poolsize", max(threads, 4), 1)
-	if err != nil {
-		return nil, err
-	}
-	d.http = lineproto.Client(int(pool))
-	return d, nil
+	return &DB{Writer: w}, nil
 }
 
 // WritePoints posts pts as line protocol to /write.
 func (d *DB) WritePoints(ctx context.Context, _ string, pts []driver.Point) error {
-	bp, _ := d.bufs.Get().(*[]byte)
-	if bp == nil {
-		bp = new([]byte)
-	}
-	defer d.bufs.Put(bp)
-	for len(pts) > 0 {
-		n := min(len(pts), d.batch)
-		prec, unit := lineproto.Choose(pts[:n], d.unit)
-		*bp = lineproto.Append((*bp)[:0], pts[:n], unit)
-		ctx, cancel := context.WithTimeout(ctx, d.timeout)
-		_, err := lineproto.Post(ctx, d.http, d.base+"/write?precision="+prec, *bp, nil)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("victoriametrics: write %d points: %w", n, err)
-		}
-		pts = pts[n:]
+	if err := d.Write(ctx, pts, func(prec string) string { return d.Base + "/write?precision=" + prec }); err != nil {
+		return fmt.Errorf("victoriametrics: %w", err)
 	}
 	return nil
 }
 
 // Flush makes everything written searchable now.
 func (d *DB) Flush(ctx context.Context) error {
-	_, err := lineproto.Post(ctx, d.http, d.base+"/internal/force_flush", nil, nil)
+	_, err := lineproto.Post(ctx, d.HTTP, d.Base+"/internal/force_flush", nil, nil)
 	return err
 }
 
@@ -180,7 +135,7 @@ func (d *DB) QueryPoints(ctx context.Context, _ string, q driver.Query) ([]drive
 	if len(q.Series) == 0 {
 		return nil, errclass.Wrap(errclass.Other, fmt.Errorf("victoriametrics: a query names no series"))
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	if q.Agg == "" {
 		return d.export(ctx, q)
@@ -191,7 +146,7 @@ func (d *DB) QueryPoints(ctx context.Context, _ string, q driver.Query) ([]drive
 // export reads the raw points of q's series in [From, To].
 func (d *DB) export(ctx context.Context, q driver.Query) ([]driver.Series, error) {
 	v := url.Values{"match[]": {selector(q)}, "start": {msSeconds(ceilMs(q.From))}, "end": {msSeconds(floorMs(q.To))}}
-	out, err := lineproto.Post(ctx, d.http, d.base+"/api/v1/export?"+v.Encode(), nil, nil)
+	out, err := lineproto.Post(ctx, d.HTTP, d.Base+"/api/v1/export?"+v.Encode(), nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("victoriametrics: export: %w", err)
 	}
@@ -247,13 +202,13 @@ func sortSeries(s *driver.Series) {
 // Reset deletes every series.
 func (d *DB) Reset(ctx context.Context) error {
 	v := url.Values{"match[]": {`{__name__=~".+"}`}}
-	_, err := lineproto.Post(ctx, d.http, d.base+"/api/v1/admin/tsdb/delete_series?"+v.Encode(), []byte{}, nil)
+	_, err := lineproto.Post(ctx, d.HTTP, d.Base+"/api/v1/admin/tsdb/delete_series?"+v.Encode(), []byte{}, nil)
 	return err
 }
 
 // ServerVersion is the version label of vm_app_version in /metrics.
 func (d *DB) ServerVersion(ctx context.Context) (string, error) {
-	out, err := lineproto.Post(ctx, d.http, d.base+"/metrics", nil, nil)
+	out, err := lineproto.Post(ctx, d.HTTP, d.Base+"/metrics", nil, nil)
 	if err != nil {
 		return "", err
 	}
@@ -269,7 +224,7 @@ func (d *DB) ServerVersion(ctx context.Context) (string, error) {
 }
 
 // Target is victoriametrics.url.
-func (d *DB) Target() string { return d.base }
+func (d *DB) Target() string { return d.Base }
 
 func (d *DB) Read(context.Context, string, string, []string) (driver.Record, error) {
 	return nil, errNoRecords
@@ -283,7 +238,7 @@ func (d *DB) Delete(context.Context, string, string) error                { retu
 
 // Close closes idle connections.
 func (d *DB) Close() error {
-	d.http.CloseIdleConnections()
+	d.HTTP.CloseIdleConnections()
 	return nil
 }
 
@@ -292,12 +247,12 @@ var _ driver.Footprint = (*DB)(nil)
 // DiskBytes flushes the in-memory buffers and sums vm_data_size_bytes
 // (data and index) from /metrics: the whole server's, as it has one store.
 func (d *DB) DiskBytes(ctx context.Context, _ string) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	if err := d.Flush(ctx); err != nil {
 		return 0, err
 	}
-	out, err := lineproto.Post(ctx, d.http, d.base+"/metrics", nil, nil)
+	out, err := lineproto.Post(ctx, d.HTTP, d.Base+"/metrics", nil, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -16,6 +16,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,6 +84,11 @@ type Options struct {
 	Identify func(c net.Conn, first []byte) string
 	// Seed seeds the jitter (0: a fixed default), so runs can repeat.
 	Seed uint64
+	// Listen is the loopback address to listen on; "" is a free port on
+	// 127.0.0.1. A Cassandra node is known to its peers at its broadcast
+	// address and its own storage port, so its peer proxy needs that port
+	// on another loopback address.
+	Listen string
 }
 
 // Proxy forwards TCP connections from a loopback address to a target.
@@ -116,7 +122,7 @@ func ListenWith(target string, o Options) (*Proxy, error) {
 	if _, _, err := net.SplitHostPort(target); err != nil {
 		return nil, fmt.Errorf("proxy target %q: expected host:port: %w", target, err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", cmp.Or(o.Listen, "127.0.0.1:0"))
 	if err != nil {
 		return nil, fmt.Errorf("proxy listen: %w", err)
 	}
@@ -138,8 +144,8 @@ func (p *Proxy) Traffic() (up, down, conns int64) {
 	return p.bytesUp.Load(), p.bytesDown.Load(), p.accepted.Load()
 }
 
-// Addr is the "127.0.0.1:port" clients connect to; it stays the same after
-// Cut and Restore.
+// Addr is the address clients connect to ("127.0.0.1:port" unless
+// Options.Listen); it stays the same after Cut and Restore.
 func (p *Proxy) Addr() string { return p.addr }
 
 // Target is the upstream address.

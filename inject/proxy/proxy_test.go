@@ -132,6 +132,32 @@ func TestCutRestore(t *testing.T) {
 	}
 }
 
+// A proxy at a given address (another loopback address, a free port) is
+// there, and comes back there after a cut.
+func TestListenAt(t *testing.T) {
+	p, err := ListenWith(echoServer(t), Options{Listen: "127.0.0.2:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if host, _, _ := net.SplitHostPort(p.Addr()); host != "127.0.0.2" {
+		t.Fatalf("Addr = %s, want a 127.0.0.2 address", p.Addr())
+	}
+	if err := roundTrip(dial(t, p.Addr()), []byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	p.Cut()
+	if err := p.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if err := roundTrip(dial(t, p.Addr()), []byte("after")); err != nil {
+		t.Fatalf("after Restore: %v", err)
+	}
+	if _, err := ListenWith(echoServer(t), Options{Listen: p.Addr()}); err == nil {
+		t.Fatal("a second proxy listens on the first one's address")
+	}
+}
+
 func TestUpstreamDown(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

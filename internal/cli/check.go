@@ -93,41 +93,23 @@ func checkCmd(ctx context.Context, e *env, args []string) error {
 }
 
 // checkOptions merges an experiment file's check: block with the flags
-// (which win); bad input is exit code 2 before the store is opened.
+// (which win, gate.Configure); bad input is exit code 2 before the store
+// is opened.
 func checkOptions(file string, failOn []string, baseline, confidence string) (gate.Options, spec.Baseline, error) {
-	var o gate.Options
+	var check *spec.Check
 	if file != "" {
 		exps, err := spec.ReadExperiment(file, nil)
 		if err != nil {
-			return o, spec.Baseline{}, &experiment.InputError{Err: err}
+			return gate.Options{}, spec.Baseline{}, &experiment.InputError{Err: err}
 		}
-		if c := exps[0].Check; c != nil {
-			o.Rules, o.Confidence = c.FailOn, c.Confidence
-			if baseline == "" {
-				baseline = c.Baseline
-			}
-		}
+		check = exps[0].Check
 	}
-	if len(failOn) > 0 {
-		rules, err := gate.Rules(failOn)
-		if err != nil {
-			return o, spec.Baseline{}, usagef("%v", err)
-		}
-		o.Rules = rules
-	}
-	if confidence != "" {
-		c, err := spec.ParseConfidence(confidence)
-		if err != nil {
-			return o, spec.Baseline{}, usagef("--confidence %v", err)
-		}
-		o.Confidence = c
-	}
-	if baseline == "" {
-		return o, spec.Baseline{}, usagef("dbrig check: expected --baseline ID|tag:NAME|history:N (or check.baseline in --file)")
-	}
-	base, err := spec.ParseBaseline(baseline)
-	if err != nil {
-		return o, spec.Baseline{}, usagef("--baseline %v", err)
+	o, base, err := gate.Configure(check, failOn, baseline, confidence)
+	switch {
+	case errors.Is(err, gate.ErrNoBaseline):
+		return o, base, usagef("dbrig check: %v", err)
+	case err != nil:
+		return o, base, usagef("%v", err)
 	}
 	return o, base, nil
 }

@@ -151,7 +151,7 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 		return &experiment.InputError{Err: fmt.Errorf("local %s cluster: %w", recipe.System(), err)}
 	}
 	start := time.Now()
-	cl, err := cluster.Up(ctx, recipe, cluster.Options{Dir: *dir, Keep: *keep, StateFile: state, Detached: true, Ports: ports, CPUs: pin})
+	cl, err := cluster.Up(ctx, recipe, cluster.Options{Dir: *dir, Keep: *keep, StateFile: state, Detached: true, Ports: ports, CPUs: pin, PasswordEnv: *pwEnv})
 	if err != nil {
 		return upError(ctx, recipe.System(), err)
 	}
@@ -166,36 +166,11 @@ func clusterUp(ctx context.Context, e *env, args []string) error {
 }
 
 // withRecipeExtras applies --database and --password-env to the recipes
-// that have them, and refuses them for the others.
+// that have them (experiment.RecipeExtras), and refuses them for the others.
 func withRecipeExtras(r cluster.Recipe, dbs []string, pwEnv string) (cluster.Recipe, error) {
-	for _, db := range dbs {
-		if !cluster.ValidDatabaseName(db) {
-			return nil, usagef("dbrig cluster up: --database %q: expected lower-case letters, digits and _ (not first)", db)
-		}
-	}
-	pw := ""
-	if pwEnv != "" {
-		pw = os.Getenv(pwEnv)
-		if pw == "" {
-			return nil, usagef("dbrig cluster up: --password-env %s: the variable is not set or empty", pwEnv)
-		}
-	}
-	if len(dbs) > 0 {
-		dc, ok := r.(cluster.DatabaseCreator)
-		if !ok {
-			return nil, usagef("dbrig cluster up: --database: the %s recipe has no databases to create", r.System())
-		}
-		var err error
-		if r, err = dc.WithDatabases(dbs); err != nil {
-			return nil, usagef("dbrig cluster up: --database: %v", err)
-		}
-	}
-	if pw != "" {
-		pr, ok := r.(cluster.Passworded)
-		if !ok {
-			return nil, usagef("dbrig cluster up: --password-env: the %s recipe has no password", r.System())
-		}
-		r = pr.WithPassword(pw)
+	r, err := experiment.RecipeExtras(r, dbs, pwEnv, os.Getenv)
+	if err != nil {
+		return nil, usagef("dbrig cluster up: %v", err)
 	}
 	return r, nil
 }
@@ -229,8 +204,12 @@ func clusterEnv(_ context.Context, e *env, args []string) error {
 	if n := s.AliveNodes(); n != len(s.Nodes) {
 		return fmt.Errorf("the %s cluster of %s is not fully up: %d of %d nodes alive (dbrig cluster status --state %s)", s.System, state, n, len(s.Nodes), cluster.ShellWord(state))
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.Props)) {
-		fmt.Fprintf(e.stdout, "export %s=%s\n", cluster.EnvName(*prefix, k), cluster.ShellQuote(s.Props[k]))
+	props, err := experiment.ClusterProps(s, os.Getenv)
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		fmt.Fprintf(e.stdout, "export %s=%s\n", cluster.EnvName(*prefix, k), cluster.ShellQuote(props[k]))
 	}
 	return nil
 }

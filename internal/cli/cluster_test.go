@@ -182,7 +182,11 @@ func TestClusterUpEnvRedisPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(state); err != nil || st.Mode().Perm() != 0o600 {
-		t.Errorf("state file mode %v (%v), want 0600: it holds the password", st.Mode(), err)
+		t.Errorf("state file mode %v (%v), want 0600", st.Mode(), err)
+	}
+	// The state file names where the password came from, never the password.
+	if b, err := os.ReadFile(state); err != nil || testenv.Leak(string(b), pw) != "" || !strings.Contains(string(b), "DBRIG_TEST_CLUSTER_PW") {
+		t.Errorf("state file (%v) holds the password or not its variable:\n%s", err, b)
 	}
 
 	code, out, errOut = dbrig(t, ctx, args...)
@@ -215,6 +219,13 @@ func TestClusterUpEnvRedisPassword(t *testing.T) {
 	code, out, _ = dbrig(t, ctx, "cluster", "env", "--prefix", "X_", "--state", state)
 	if code != 0 || !strings.Contains(out, "export X_REDIS_ADDR=") {
 		t.Errorf("env --prefix: exit %d\n%s", code, out)
+	}
+	// Without the variable, env cannot derive the password: bad input, and
+	// nothing on stdout.
+	t.Setenv("DBRIG_TEST_CLUSTER_PW", "")
+	code, out, errOut = dbrig(t, ctx, "cluster", "env", "--state", state)
+	if code != 2 || out != "" || !strings.Contains(errOut, "$DBRIG_TEST_CLUSTER_PW (--password-env), which is not set here") {
+		t.Errorf("env without the password's variable: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 
 	code, out, errOut = dbrig(t, ctx, "cluster", "down", "--state", state)

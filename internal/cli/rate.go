@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbrig/dbrig/livemetrics"
 	"github.com/dbrig/dbrig/outfile"
 	"github.com/dbrig/dbrig/rating"
 	"github.com/dbrig/dbrig/report"
@@ -93,7 +92,7 @@ func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) er
 		return err
 	}
 	if live != nil {
-		liveRating(live, &hooks, opts)
+		hooks.Live(live, opts)
 	}
 	r, rateErr := rating.Rate(ctx, opts, hooks)
 	live.Close()
@@ -107,27 +106,6 @@ func runRating(ctx context.Context, e *env, f *runFlags, opts rating.Options) er
 		return errInterrupted
 	}
 	return rateErr
-}
-
-// liveRating labels a rating's experiments in the live metrics: run_id
-// ratingID-N (the runs are stored only when each ends), its kind and
-// target as matrix values.
-func liveRating(live *livemetrics.Live, hooks *rating.Hooks, opts rating.Options) {
-	var id int64
-	n := 0
-	started := hooks.Started
-	hooks.Started = func(rid int64, store string) {
-		id = rid
-		if started != nil {
-			started(rid, store)
-		}
-	}
-	hooks.Observer = live.Observer(hooks.Observer)
-	hooks.Experiment = func(kind string, target float64) {
-		n++
-		live.Begin(livemetrics.Run{RunID: fmt.Sprintf("rating%d-%d", id, n), Experiment: "rate", System: opts.Base.Driver,
-			Matrix: map[string]string{"kind": kind, opts.By: strconv.FormatFloat(target, 'g', -1, 64)}})
-	}
 }
 
 // rateOptions checks rate's own flags against run's and builds the

@@ -145,7 +145,6 @@ func (x *exportFlags) check(args []string, storeDSN string) error {
 }
 
 func (x *exportFlags) run(ctx context.Context, e *env, store *results.Store, args []string) error {
-	var in report.ExportInput
 	ids := make([]int64, len(args))
 	for i, a := range args {
 		id, err := strconv.ParseInt(strings.TrimPrefix(a, "rating:"), 10, 64)
@@ -154,20 +153,9 @@ func (x *exportFlags) run(ctx context.Context, e *env, store *results.Store, arg
 		}
 		ids[i] = id
 	}
-	if x.what == "steps" {
-		for _, id := range ids {
-			r, err := store.GetRating(ctx, id)
-			if err != nil {
-				return err
-			}
-			in.Ratings = append(in.Ratings, r)
-		}
-	} else {
-		runs, err := analysis.ReadRuns(ctx, store, ids)
-		if err != nil {
-			return err
-		}
-		in.Runs = runs
+	in, err := report.ReadExport(ctx, store, x.what, ids)
+	if err != nil {
+		return err
 	}
 	if x.out == "" {
 		return report.Export(e.stdout, in, x.format, x.what)

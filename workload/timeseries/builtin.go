@@ -2,9 +2,8 @@ package timeseries
 
 import (
 	"embed"
-	"io/fs"
-	"path"
-	"sort"
+
+	"github.com/dbrig/dbrig/workload"
 )
 
 // The built-in property files: YCSB's tsworkloada and tsworkload_template
@@ -13,20 +12,11 @@ import (
 //go:embed workloads/*
 var builtin embed.FS
 
+var files = workload.Files{FS: builtin, Dir: "workloads"}
+
 // Builtin returns a built-in property file by name ("tsworkloada", or a
 // path such as "workloads/tsworkloada" whose last element is one).
-func Builtin(name string) ([]byte, bool) {
-	b, err := builtin.ReadFile("workloads/" + path.Base(name))
-	return b, err == nil
-}
+func Builtin(name string) ([]byte, bool) { return files.Get(name) }
 
 // BuiltinNames lists the built-in property files.
-func BuiltinNames() []string {
-	entries, _ := fs.ReadDir(builtin, "workloads")
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	return names
-}
+func BuiltinNames() []string { return files.Names() }

@@ -2,9 +2,8 @@ package ycsb
 
 import (
 	"embed"
-	"io/fs"
-	"path"
-	"sort"
+
+	"github.com/dbrig/dbrig/workload"
 )
 
 // The built-in workload files: YCSB's core workloads A–F as YCSB defines
@@ -14,21 +13,12 @@ import (
 //go:embed workloads/workload* workloads/custom
 var builtin embed.FS
 
+var files = workload.Files{FS: builtin, Dir: "workloads"}
+
 // Builtin returns the text of a built-in workload file by name: "workloada",
 // or a path such as "workloads/workloada" (YCSB's own spelling) whose last
 // element is one. Callers try a file on disk first.
-func Builtin(name string) ([]byte, bool) {
-	b, err := builtin.ReadFile("workloads/" + path.Base(name))
-	return b, err == nil
-}
+func Builtin(name string) ([]byte, bool) { return files.Get(name) }
 
 // BuiltinNames lists the built-in workload files.
-func BuiltinNames() []string {
-	entries, _ := fs.ReadDir(builtin, "workloads")
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	return names
-}
+func BuiltinNames() []string { return files.Names() }
