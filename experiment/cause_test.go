@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync"
 	"testing"
-	"time"
 
+	"github.com/dbrig/dbrig/measure"
 	"github.com/dbrig/dbrig/results"
+	"github.com/dbrig/dbrig/run"
 )
 
 // A caller that stops a run with a cause (dbrig rate's early stop) has
@@ -20,8 +22,11 @@ func TestExecuteStoppedWithCause(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	time.AfterFunc(1200*time.Millisecond, func() { cancel(errors.New("stopped early: p95<1ms cannot hold")) })
-	out, err := Execute(ctx, p, Hooks{})
+	// Stopped at the measure phase's first interval, as an early stopper
+	// does: after 1.2 s of wall time instead, a loaded machine was still
+	// opening the results store, and nothing was stored.
+	stop := stopAtFirst{phase: measure.PhaseMeasure, stop: func() { cancel(errors.New("stopped early: p95<1ms cannot hold")) }}
+	out, err := Execute(ctx, p, Hooks{Observer: &stop})
 	if out == nil || out.Status != StatusInterrupted {
 		t.Fatalf("outcome %+v, err %v; want interrupted", out, err)
 	}
@@ -38,3 +43,18 @@ func TestExecuteStoppedWithCause(t *testing.T) {
 		t.Errorf("stored message %q, want the cause", d.Message)
 	}
 }
+
+// stopAtFirst calls stop at the first interval of phase.
+type stopAtFirst struct {
+	phase string
+	stop  func()
+	once  sync.Once
+}
+
+func (o *stopAtFirst) Interval(iv measure.Interval) {
+	if iv.Phase == o.phase {
+		o.once.Do(o.stop)
+	}
+}
+
+func (*stopAtFirst) Event(run.Event) {}

@@ -49,7 +49,7 @@ func TestDrift(t *testing.T) {
 func TestVirtualDriftedStepIsInconclusive(t *testing.T) {
 	t.Parallel()
 	store := filepath.Join(t.TempDir(), "r.db")
-	clean := qrate(t, &qmodel{capacity: 2000}, store, Options{Start: 1000})
+	clean, _ := cleanRating(t)
 	size := func(b float64) driver.Condition {
 		return driver.Condition{{Name: "table_bytes", Value: b, Unit: "bytes"}, {Name: "dead_share", Value: 0, Unit: driver.UnitShare}}
 	}
@@ -174,11 +174,15 @@ func TestRatingPropsUnlessGiven(t *testing.T) {
 		want  string
 	}{{nil, "1ms"}, {[]string{"sim.latency=2ms"}, "2ms"}} {
 		m := &qmodel{capacity: 2000}
-		o := m.options(filepath.Join(t.TempDir(), "r.db"), Options{SLA: mustSLA(t, "p95<50ms"), Step: 2 * time.Second, SLADuration: 3 * time.Second, Start: 1000})
+		// One search experiment and the final run: the props are under test.
+		o := m.options(filepath.Join(t.TempDir(), "r.db"), Options{SLA: mustSLA(t, "p95<50ms"), Step: 2 * time.Second, SLADuration: 3 * time.Second, Start: 1000, Max: 1000})
 		o.Base.Registry = reg
 		o.Base.Props = append(o.Base.Props, c.given...)
 		if _, err := Rate(context.Background(), o, Hooks{}); err != nil {
 			t.Fatal(err)
+		}
+		if len(m.plans) < 2 {
+			t.Fatalf("given %v: %d experiments, want the search's and the final run", c.given, len(m.plans))
 		}
 		for i, p := range m.plans {
 			if v, _, _ := p.Props.Lookup("sim.latency"); v != c.want {

@@ -25,7 +25,7 @@ func repairCase(t *testing.T, drv string, props ...string) {
 	const records = 400
 	dir := t.TempDir()
 	base := experiment.Options{Driver: drv, Store: filepath.Join(dir, "r.db"), Recreate: true, Props: append([]string{
-		fmt.Sprintf("recordcount=%d", records), "operationcount=3000", "dataintegrity=true", "threadcount=4",
+		fmt.Sprintf("recordcount=%d", records), "operationcount=1000", "dataintegrity=true", "threadcount=4",
 		"readproportion=0.2", "updateproportion=0.3", "readmodifywriteproportion=0.1", "insertproportion=0.2", "deleteproportion=0.2",
 		"fieldcount=4", "fieldlength=20"}, props...)}
 	load := base

@@ -17,13 +17,11 @@ func TestUnpredictableTermOnPebble(t *testing.T) {
 	t.Parallel() // real time, but a loose SLA: load does not decide it
 	dir := t.TempDir()
 	store := filepath.Join(dir, "r.db")
-	r, err := Rate(context.Background(), Options{
+	r, err := Rate(context.Background(), paced(Options{
 		Base: experiment.Options{Driver: "pebble", Store: store,
 			Props: []string{"recordcount=500", "pebble.dir=" + filepath.Join(dir, "data")}},
-		SLA: mustSLA(t, "p99<2s", "unpredictable<0.01%"), Step: time.Second, SLADuration: time.Second,
-		Start: 100, Max: 200, Reset: ResetKeep,
-		Votes: 1, Warmup: -1, MinTail: -1, // the resets are under test here, not the verdicts
-	}, Hooks{})
+		SLA: mustSLA(t, "p99<2s", "unpredictable<0.01%"), Reset: ResetKeep,
+	}, 100), Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}

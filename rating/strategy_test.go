@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dbrig/dbrig/experiment"
 )
@@ -20,19 +19,16 @@ func TestStrategiesOnPebble(t *testing.T) {
 		t.Run(strategy, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			r, err := Rate(context.Background(), Options{
+			r, err := Rate(context.Background(), paced(Options{
 				Base: experiment.Options{Driver: "pebble", Store: filepath.Join(dir, "r.db"),
 					Props: []string{"recordcount=2000", "dataintegrity=true", "pebble.dir=" + filepath.Join(dir, "data")}},
-				SLA: mustSLA(t, "p99<2s"), Step: time.Second, SLADuration: time.Second,
-				Start: 200, Max: 400, Reset: strategy,
-				Votes: 1, Warmup: -1, MinTail: -1, // the resets are under test here, not the verdicts
-			}, Hooks{})
+				SLA: mustSLA(t, "p99<2s"), Reset: strategy,
+			}, 200), Hooks{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The answer itself is the virtual tests' business (a loaded
-			// machine fails 1 s experiments at 200 ops/s: measured beside a
-			// CPU burner, 21 ops/s done of 100); here: how the data was reset.
+			// The answer itself is the virtual tests' business; here: how
+			// the data was reset.
 			if !r.Found {
 				t.Errorf("no answer found")
 			}
@@ -40,7 +36,7 @@ func TestStrategiesOnPebble(t *testing.T) {
 				t.Logf("%s %g achieved %.1f pass=%v %s reset %s %.3fs, %.2fs", s.Kind, s.Target, s.Achieved, s.Pass, s.Reason, s.Reset, s.ResetS, s.Seconds)
 			}
 			if len(r.Steps) < 3 {
-				t.Fatalf("%d steps, want 200, 400 and the final run at least", len(r.Steps))
+				t.Fatalf("%d steps, want 1 and 2 clients and the final run at least", len(r.Steps))
 			}
 			if r.Steps[0].Reset != resetLoad {
 				t.Errorf("first step reset %q, want the load", r.Steps[0].Reset)
@@ -75,13 +71,11 @@ func TestStrategiesOnPebble(t *testing.T) {
 func TestNoSettle(t *testing.T) {
 	t.Parallel() // real time, but a loose SLA: load does not decide it
 	dir := t.TempDir()
-	r, err := Rate(context.Background(), Options{
+	r, err := Rate(context.Background(), paced(Options{
 		Base: experiment.Options{Driver: "pebble", Store: filepath.Join(dir, "r.db"),
 			Props: []string{"recordcount=1000", "pebble.dir=" + filepath.Join(dir, "data")}},
-		SLA: mustSLA(t, "p99<2s"), Step: time.Second, SLADuration: time.Second,
-		Start: 200, Max: 200, Reset: ResetReload, NoSettle: true,
-		Votes: 1, Warmup: -1, MinTail: -1,
-	}, Hooks{})
+		SLA: mustSLA(t, "p99<2s"), Reset: ResetReload, NoSettle: true,
+	}, 100), Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,20 +90,17 @@ func TestNoSettle(t *testing.T) {
 }
 
 // keepRating rates SQLite (whose primary key refuses a duplicate insert,
-// where Pebble would overwrite) with --reset keep on a workload, search
-// experiments from 100 ops/s to top (1600: five, all meeting a loose SLA)
-// and the final run.
-func keepRating(t *testing.T, top float64, slaTerms string, props ...string) *Rating {
+// where Pebble would overwrite) with --reset keep on a workload at 200
+// ops/s (paced: three experiments).
+func keepRating(t *testing.T, slaTerms string, props ...string) *Rating {
 	t.Helper()
 	dir := t.TempDir()
-	r, err := Rate(context.Background(), Options{
+	r, err := Rate(context.Background(), paced(Options{
 		Base: experiment.Options{Driver: "sqlite", Store: filepath.Join(dir, "r.db"), PropFiles: []string{"workloadd"},
-			Props: append([]string{"recordcount=20000", "sqlite.path=" + filepath.Join(dir, "ycsb.db"),
+			Props: append([]string{"recordcount=2000", "sqlite.path=" + filepath.Join(dir, "ycsb.db"),
 				"sqlite.timeout=1m"}, props...)}, // beside a CPU burner a batch waited 10 s for the connection
-		SLA: mustSLA(t, slaTerms), Step: time.Second, SLADuration: time.Second,
-		Start: 100, Max: top, Reset: ResetKeep,
-		Votes: 1, Warmup: -1, MinTail: -1, // the resets are under test here, not the verdicts
-	}, Hooks{})
+		SLA: mustSLA(t, slaTerms), Reset: ResetKeep,
+	}, 200), Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,13 +115,12 @@ func keepRating(t *testing.T, top float64, slaTerms string, props ...string) *Ra
 func TestKeepCarriesTheInsertSequence(t *testing.T) {
 	t.Parallel() // real time, but a loose SLA: load does not decide it
 	// errors=0: a duplicate-key insert (rule 2) or a read of a missing key
-	// (rule 1) is an error, so any break of the rules fails a step. 20,000
-	// records: the inserts stay within the drift limit (rule 3), also when a
-	// loaded machine makes the search take three times the steps (5,000
-	// records drifted by 528 there).
-	r := keepRating(t, 1600, "p99<2s,errors=0")
-	if len(r.Steps) < 6 {
-		t.Fatalf("%d steps, want 5 search experiments and the final run", len(r.Steps))
+	// (rule 1) is an error, so any break of the rules fails a step. 2,000
+	// records: the inserts (5 % of 200 ops/s, about 10 an experiment) stay
+	// well within the drift limit (rule 3, 10 %).
+	r := keepRating(t, "p99<2s,errors=0")
+	if len(r.Steps) < 3 {
+		t.Fatalf("%d steps, want 2 search experiments and the final run", len(r.Steps))
 	}
 	for _, s := range r.Steps[1:] {
 		if s.Reset != ResetKeep || s.Fallback != "" {
@@ -153,7 +143,7 @@ func TestKeepFallsBackAfterDeletes(t *testing.T) {
 	// (YCSB's own deletes make its reads miss within one experiment too:
 	// no errors=0 here.)
 	// Two search experiments and the final run: two fallbacks.
-	r := keepRating(t, 200, "p99<2s", "deleteproportion=0.05", "readproportion=0.9")
+	r := keepRating(t, "p99<2s", "deleteproportion=0.05", "readproportion=0.9")
 	if len(r.Steps) < 3 {
 		t.Fatalf("%d steps", len(r.Steps))
 	}

@@ -46,9 +46,8 @@ func qrate(t *testing.T, m *qmodel, store string, o Options) *Rating {
 // stopped early, and the JSON a user reads.
 func TestVirtualKnownAnswer(t *testing.T) {
 	t.Parallel()
-	store := filepath.Join(t.TempDir(), "r.db")
-	a := qrate(t, &qmodel{capacity: 2000}, store, Options{Start: 1000})
-	b := qrate(t, &qmodel{capacity: 2000}, store, Options{Start: 1000})
+	a, store := cleanRating(t)
+	b := qrate(t, &qmodel{capacity: 2000}, store, Options{Start: 1000}) // in the same store
 	for _, r := range []*Rating{a, b} {
 		if !r.Found || !r.Confirmed || !nearCapacity(r.Answer) {
 			t.Errorf("rating %d: answer %.0f (confirmed %v), want 1900..2020 confirmed", r.ID, r.Answer, r.Confirmed)
@@ -118,9 +117,8 @@ func TestVirtualKnownAnswer(t *testing.T) {
 // every experiment runs its length and the answer is the same.
 func TestVirtualEarlyStop(t *testing.T) {
 	t.Parallel()
-	store := filepath.Join(t.TempDir(), "r.db")
-	early := qrate(t, &qmodel{capacity: 2000}, store, Options{Start: 1000})
-	full := qrate(t, &qmodel{capacity: 2000}, store, Options{Start: 1000, NoEarlyStop: true})
+	early, _ := cleanRating(t)
+	full := qrate(t, &qmodel{capacity: 2000}, filepath.Join(t.TempDir(), "r.db"), Options{Start: 1000, NoEarlyStop: true})
 	if early.Answer != full.Answer {
 		t.Errorf("answer %.0f with early stopping, %.0f without: want the same", early.Answer, full.Answer)
 	}
@@ -216,7 +214,7 @@ func TestProbeWithoutCapacityStartsAtTheDefault(t *testing.T) {
 		}
 		return 1
 	}
-	r := qrate(t, m, store, Options{})
+	r := qrate(t, m, store, Options{Max: 100}) // only its start is under test
 	if r.Steps[0].Kind != KindProbe || r.Steps[1].Target != (&searcher{by: ByRate}).round(math.Max(1, r.Steps[0].Achieved/2)) {
 		t.Errorf("after a probe of %.2f ops/s the search started at %.0f", r.Steps[0].Achieved, r.Steps[1].Target)
 	}
@@ -312,7 +310,7 @@ func TestVirtualMajority(t *testing.T) {
 func TestVirtualLateGeneratorIsRepeated(t *testing.T) {
 	t.Parallel()
 	store := filepath.Join(t.TempDir(), "r.db")
-	clean := qrate(t, &qmodel{capacity: 2000}, store, Options{Start: 1000})
+	clean, _ := cleanRating(t)
 	m := &qmodel{capacity: 2000, late: func(n int) time.Duration {
 		if n == 1 {
 			return 60 * time.Millisecond // the second experiment: every operation 60 ms late

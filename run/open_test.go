@@ -125,11 +125,14 @@ func TestDispatchLagIsActualMinusIntended(t *testing.T) {
 			if svc := us(sum.Overall.Service.Min); svc < sleep {
 				t.Errorf("service time min %v, below the driver's %v sleep", svc, sleep)
 			}
-			// Maxima: response max ≤ lag max + service max, and ≥ service
-			// max, up to HDR's resolution (3 significant digits: 4 µs
-			// buckets from 4,096 µs on) and 1 µs per rounding.
+			// Maxima: response max ≥ service max, and, while a client was
+			// free for each operation (as above; beside a CPU burner a
+			// 20 ms service time made the next operation wait 14 ms for
+			// one, and that wait is neither lag nor service), ≤ lag max +
+			// service max, up to HDR's resolution (3 significant digits:
+			// 4 µs buckets from 4,096 µs on) and 1 µs per rounding.
 			resp, svc, lag := sum.Overall.Response.Max, sum.Overall.Service.Max, sum.Lag.Max
-			if resp > lag+svc+resp/1000+2 || resp < svc {
+			if svcMax < 5*time.Millisecond && resp > lag+svc+resp/1000+2 || resp < svc {
 				t.Errorf("response max %d µs, service max %d µs, lag max %d µs: want service ≤ response ≤ lag + service", resp, svc, lag)
 			}
 		})

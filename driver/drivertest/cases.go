@@ -466,9 +466,9 @@ func (s *suite) failing(t *testing.T, what string, op func(context.Context) erro
 	// driver's own timeout has to end the operation.
 	ctx, cancel := context.WithTimeout(t.Context(), 2*bound+10*time.Second)
 	defer cancel()
-	start := time.Now()
+	start := s.h.Clock()
 	err := op(ctx)
-	took := time.Since(start)
+	took := s.h.Clock().Sub(start)
 	switch {
 	case err == nil:
 		t.Errorf("%s succeeded; want a failure", what)

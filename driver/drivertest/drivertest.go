@@ -92,6 +92,11 @@ type Harness struct {
 	Secrets []string
 	// FieldCount is the number of fields per record; default 10 (field0..field9).
 	FieldCount int
+	// Clock, when set, is the clock that times a failing operation against
+	// Timeout + Slack (nil: time.Now): a reference driver that plays its
+	// network's delays in virtual time sets it, so that how long a failure
+	// took does not depend on how busy the machine is.
+	Clock func() time.Time
 }
 
 // Outage makes the server unreachable (Down) and reachable again (Up).
@@ -175,6 +180,9 @@ func Run(t *testing.T, h Harness) {
 	}
 	if h.FieldCount <= 0 {
 		h.FieldCount = 10
+	}
+	if h.Clock == nil {
+		h.Clock = time.Now
 	}
 	s := &suite{h: h, run: fmt.Sprintf("%06x", rand.Uint32()&0xffffff)}
 	for _, tc := range []struct {

@@ -42,7 +42,8 @@ type DB struct {
 	model   Model
 	trivial bool      // model delays nothing: skip clock and lock
 	origin  time.Time // hiccups are relative to it
-	clock   *clock
+	now     func() time.Time
+	clock   waiter
 	closed  atomic.Bool
 
 	mu      sync.Mutex
@@ -100,19 +101,32 @@ func ModelFromProps(p *spec.Props) (Model, error) {
 // New opens an empty store with model m; its origin (time zero of the
 // hiccups) is now. Close releases its clock.
 func New(m Model) *DB {
+	var c waiter = &clock{} // never waited on
+	if !m.trivial() {
+		c = newClock()
+	}
+	return newDB(m, time.Now, c)
+}
+
+// waiter is what the store waits on: the clock (wait.go), or a test's
+// virtual one.
+type waiter interface {
+	wait(ctx context.Context, t time.Time) error
+	close() error
+}
+
+// newDB opens an empty store with model m on a clock: now and c.
+func newDB(m Model, now func() time.Time, c waiter) *DB {
 	m.Hiccups = normalize(m.Hiccups)
-	db := &DB{
+	return &DB{
 		model:   m,
 		trivial: m.trivial(),
-		origin:  time.Now(),
+		origin:  now(),
+		now:     now,
 		q:       newQueue(m),
-		clock:   &clock{}, // never waited on
+		clock:   c,
 		data:    newStore(),
 	}
-	if !db.trivial {
-		db.clock = newClock()
-	}
-	return db
 }
 
 // Model returns the model the store runs.
@@ -140,7 +154,7 @@ func (db *DB) serve(ctx context.Context) error {
 	// leave the simulated server idle. Its lateness still shows in the
 	// response time dbrig measures, which runs from the intended start.
 	// Arrivals reach the queue in non-decreasing order.
-	t := time.Since(db.origin)
+	t := db.now().Sub(db.origin)
 	if it, ok := driver.IntendedStart(ctx); ok {
 		t = min(t, it.Sub(db.origin))
 	}

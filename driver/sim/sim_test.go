@@ -114,14 +114,14 @@ func TestScanAcrossTables(t *testing.T) {
 	}
 }
 
-// Closed loop against capacity 1000 ops/s: one client back to back for 0.5 s
-// completes about 500 ops. Each op takes exactly 1 ms of server time; the
-// client only loses the clock's wake-up lag between ops, and on a shared,
-// loaded machine the scheduler's stalls. So what the model guarantees is
-// checked hard (never more than 500 ops, no op under 1 ms), and what the
-// machine may spoil loosely (the median op, which stalls do not move, within
-// 0.3 ms: a doubled service time would fail it). Precision is measured by
-// BenchmarkWaitPrecision, not asserted here.
+// A single client in a loop for 0.5 s against a 1000 ops/s server
+// completes at most 500 ops, none under its 1 ms of server time: what the
+// model guarantees, checked hard. How close to 500 a client gets is the
+// machine's (its clock's wake-up lag, and on a loaded machine the
+// scheduler's stalls: beside a CPU burner, 216 ops with a median of 1.4 ms):
+// exactly 500 on the virtual clock (TestCapacityVirtual), and on the real
+// one within the lateness the machine showed (TestLiveMatchesPredict).
+// Precision is measured by BenchmarkWaitPrecision, not asserted here.
 func TestLiveCapacity(t *testing.T) {
 	db := New(Model{Capacity: 1000})
 	defer db.Close()
@@ -137,24 +137,102 @@ func TestLiveCapacity(t *testing.T) {
 	}
 	n := len(took)
 	slices.Sort(took)
-	med := took[n/2]
-	t.Logf("%d ops in 0.5 s at capacity 1000 ops/s; op time min %v median %v max %v", n, took[0], med, took[n-1])
+	t.Logf("%d ops in 0.5 s at capacity 1000 ops/s; op time min %v median %v max %v", n, took[0], took[n/2], took[n-1])
 	if n > 501 {
 		t.Errorf("%d ops in 0.5 s: faster than the capacity allows (500)", n)
-	}
-	if n < 250 {
-		t.Errorf("%d ops in 0.5 s, want about 500 (at least 250 on a loaded machine)", n)
 	}
 	if took[0] < time.Millisecond-10*time.Microsecond {
 		t.Errorf("an op took %v, less than its 1 ms service time", took[0])
 	}
-	if med > 1300*time.Microsecond {
-		t.Errorf("median op took %v, want 1 ms (+300 µs)", med)
+}
+
+// vclock is a virtual clock for newDB: it stands still but for the waits,
+// each of which moves it to the time waited for.
+type vclock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newVclock() *vclock { return &vclock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+func (c *vclock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *vclock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+func (c *vclock) wait(ctx context.Context, t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.After(c.t) {
+		c.t = t
+	}
+	return ctx.Err()
+}
+
+func (c *vclock) close() error { return nil }
+
+// On the virtual clock, the store's own arithmetic, without the machine's:
+// a client in a loop for 0.5 s against a 1000 ops/s server completes 500
+// ops of exactly 1 ms; 8 operations that arrive at once take 8 ms in all
+// (each waits for the others); a call inside a hiccup (50–200 ms) returns
+// at its end.
+func TestCapacityVirtual(t *testing.T) {
+	ctx := context.Background()
+	c := newVclock()
+	db := newDB(Model{Capacity: 1000}, c.now, c)
+	n := 0
+	for c.now().Sub(db.Origin()) < 500*ms {
+		s := c.now()
+		if err := db.Insert(ctx, "t", "k", driver.Record{}); err != nil {
+			t.Fatal(err)
+		}
+		if took := c.now().Sub(s); took != ms {
+			t.Fatalf("op %d took %v, want 1 ms", n, took)
+		}
+		n++
+	}
+	if n != 500 {
+		t.Errorf("%d ops in 0.5 s at 1000 ops/s, want 500", n)
+	}
+
+	c = newVclock()
+	db = newDB(Model{Capacity: 1000}, c.now, c)
+	at := driver.WithIntendedStart(ctx, db.Origin())
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if _, err := db.Read(at, "t", "k", nil); !errors.Is(err, errclass.ErrNotFound) {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if took := c.now().Sub(db.Origin()); took != 8*ms {
+		t.Errorf("8 operations arriving at once took %v, want 8 ms", took)
+	}
+
+	c = newVclock()
+	db = newDB(Model{Hiccups: []Hiccup{{Start: 50 * ms, Duration: 150 * ms}}}, c.now, c)
+	c.set(db.Origin().Add(80 * ms))
+	if _, err := db.Read(ctx, "t", "k", nil); !errors.Is(err, errclass.ErrNotFound) {
+		t.Fatal(err)
+	}
+	if end := c.now().Sub(db.Origin()); end != 200*ms {
+		t.Errorf("a call at 80 ms inside a hiccup of 50–200 ms returned at %v, want 200 ms", end)
 	}
 }
 
 // Many clients cannot beat the capacity: 8 clients for 0.3 s at 1000 ops/s
-// complete about 300 ops, and the queue makes each wait for the others.
+// complete at most 300 ops (and the last op of each client admitted before
+// the deadline). How many fewer is the machine's (beside a CPU burner: 217);
+// that they share the server is TestCapacityVirtual's.
 func TestLiveCapacityShared(t *testing.T) {
 	db := New(Model{Capacity: 1000})
 	defer db.Close()
@@ -178,16 +256,16 @@ func TestLiveCapacityShared(t *testing.T) {
 		total += <-counts
 	}
 	t.Logf("8 clients: %d ops in 0.3 s", total)
-	// At most 300 fit, plus the last op of each client that was admitted
-	// before the deadline (hard). Fewer only if the whole process stalls for
-	// longer than the 8 ms of queued work (loose: half the capacity fails).
-	if total < 220 || total > 308 {
-		t.Fatalf("%d ops, want about 300 (220..308)", total)
+	if total > 308 {
+		t.Fatalf("%d ops, want at most 300 (and the 8 admitted before the deadline)", total)
 	}
 }
 
-// A call that arrives inside a hiccup returns at the hiccup's end: never
-// before it, and after it only by the machine's scheduling delay.
+// A call that arrives inside a hiccup returns at the hiccup's end, never
+// before it. How late after it is the machine's scheduling delay (beside a
+// CPU burner: 51 ms); on the virtual clock it is none (TestCapacityVirtual),
+// and on the real one TestLiveMatchesPredict allows the lateness the
+// machine showed.
 func TestLiveHiccupStalls(t *testing.T) {
 	db := New(Model{Hiccups: []Hiccup{{Start: 50 * ms, Duration: 150 * ms}}})
 	defer db.Close()
@@ -202,8 +280,8 @@ func TestLiveHiccupStalls(t *testing.T) {
 	}
 	end := time.Since(db.Origin())
 	t.Logf("call at 80ms returned at %v (hiccup ends at 200ms)", end)
-	if end < 200*ms || end > 230*ms {
-		t.Fatalf("call inside the hiccup returned at %v after open, want 200ms (+30ms for a loaded machine)", end)
+	if end < 200*ms {
+		t.Fatalf("call inside the hiccup returned at %v after open, before the hiccup's end at 200ms", end)
 	}
 }
 
@@ -238,9 +316,27 @@ func TestLiveDeadline(t *testing.T) {
 }
 
 // Latency is added to each op without occupying the server: 4 concurrent
-// calls with 30 ms latency and no capacity limit all end after ~30 ms, not
-// the 120 ms they would take one after another.
+// calls with 30 ms latency and no capacity limit all end after 30 ms, not
+// the 120 ms they would take one after another: exactly on the virtual
+// clock; on the real one never sooner, and later by what the machine
+// delays them (beside CPU burners: 85 ms in all).
 func TestLiveLatencyParallel(t *testing.T) {
+	c := newVclock()
+	vdb := newDB(Model{Latency: 30 * ms}, c.now, c)
+	at := driver.WithIntendedStart(context.Background(), vdb.Origin()) // all arrive at once
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			if err := vdb.Insert(at, "t", fmt.Sprint(i), driver.Record{}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if took := c.now().Sub(vdb.Origin()); took != 30*ms {
+		t.Errorf("4 parallel calls took %v on the virtual clock, want 30ms", took)
+	}
+
 	db := New(Model{Latency: 30 * ms})
 	defer db.Close()
 	ctx := context.Background()
@@ -254,104 +350,11 @@ func TestLiveLatencyParallel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if took := time.Since(start); took < 30*ms || took > 80*ms {
-		t.Fatalf("4 parallel calls took %v, want 30ms (+50ms for a loaded machine)", took)
+	took := time.Since(start)
+	t.Logf("4 parallel calls took %v", took)
+	if took < 30*ms {
+		t.Fatalf("4 parallel calls took %v, want at least their 30ms", took)
 	}
-}
-
-func BenchmarkNoModel(b *testing.B) {
-	db := New(Model{})
-	defer db.Close()
-	ctx := context.Background()
-	rec := driver.Record{"field0": make([]byte, 100)}
-	if err := db.Insert(ctx, "usertable", "user1", rec); err != nil {
-		b.Fatal(err)
-	}
-	b.Run("read", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := db.Read(ctx, "usertable", "user1", nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("update", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := db.Update(ctx, "usertable", "user1", rec); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("read-parallel", func(b *testing.B) {
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := db.Read(ctx, "usertable", "user1", nil); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	})
-}
-
-// The queue's bookkeeping, with a capacity too high to ever make a caller wait.
-func BenchmarkQueueNoWait(b *testing.B) {
-	db := New(Model{Capacity: 1e12})
-	defer db.Close()
-	ctx := context.Background()
-	rec := driver.Record{"field0": make([]byte, 100)}
-	if err := db.Insert(ctx, "usertable", "user1", rec); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := db.Read(ctx, "usertable", "user1", nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// How late a wait of 100 µs returns: the clock's precision, which bounds how
-// well the live store follows the model (reported as late-µs), for the
-// store's timerfd clock and for a plain time.Timer.
-func BenchmarkWaitPrecision(b *testing.B) {
-	const d = 100 * time.Microsecond
-	ctx := context.Background()
-	b.Run("store", func(b *testing.B) {
-		db := New(Model{Latency: d})
-		defer db.Close()
-		var late time.Duration
-		for b.Loop() {
-			start := time.Now()
-			if err := db.Delete(ctx, "t", "k"); !errors.Is(err, errclass.ErrNotFound) {
-				b.Fatal(err)
-			}
-			late += time.Since(start) - d
-		}
-		b.ReportMetric(float64(late.Microseconds())/float64(b.N), "late-µs")
-	})
-	b.Run("time.Timer", func(b *testing.B) {
-		var late time.Duration
-		for b.Loop() {
-			start := time.Now()
-			if err := timerWait(ctx, d); err != nil {
-				b.Fatal(err)
-			}
-			late += time.Since(start) - d
-		}
-		b.ReportMetric(float64(late.Microseconds())/float64(b.N), "late-µs")
-	})
-}
-
-func ExampleModel_Predict() {
-	// The classic validation: 1000 ops/s for 90 s against 1250 ops/s with a
-	// 1 s hiccup 10 s in.
-	m := Model{Capacity: 1250, Hiccups: []Hiccup{{Start: 10 * time.Second, Duration: time.Second}}}
-	p := m.Predict(ConstantArrivals(90000, 1000, 0))
-	fmt.Printf("mean %.1f ms, p50 %v, p99 %v\n", p.Mean.Seconds()*1e3, p.Percentile(50), p.Percentile(99))
-	// Output: mean 28.6 ms, p50 800µs, p99 820.8ms
 }
 
 // Close ends waits in progress and later operations as unavailable.

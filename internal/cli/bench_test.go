@@ -122,8 +122,29 @@ func TestClusterTeardownOnInterruptAndFailure(t *testing.T) {
 	example := filepath.Join("..", "..", "examples", "etcd-cluster.yaml")
 	store := filepath.Join(t.TempDir(), "r.db")
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(4*time.Second, cancel)
+	// Ctrl-C a second after the run is stored (the cluster is up then): at
+	// a fixed 4 s, a loaded machine was still starting the cluster.
+	returned := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-returned:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if s, err := results.OpenExisting(context.Background(), store); err == nil {
+				runs, err := s.ListRuns(context.Background(), results.Filter{})
+				s.Close()
+				if err == nil && len(runs) > 0 {
+					time.Sleep(time.Second)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
 	code, _, errOut := dbrig(t, ctx, "bench", example, "--store", store, "--quiet", "--set", "duration=60s", "--set", "warmup=0s", "--set", "records=500")
+	close(returned)
 	if code != 130 {
 		t.Fatalf("exit %d, want 130 (interrupted)\n%s", code, errOut)
 	}

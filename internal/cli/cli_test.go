@@ -382,25 +382,24 @@ func TestFullDiskIsNotCalledStored(t *testing.T) {
 	}
 }
 
-// The summary says when dbrig itself shaped the latencies: a generator
-// starved of CPU (goroutines spinning on every core) is late by far more
-// than a tenth of what it measures; an idle one against a 200 ms system is
-// not (200 ms: the lag of an idle generator on a machine busy with other
-// tests reaches a few ms, far below a tenth of it).
+// The summary of dbrig run says when dbrig itself shaped the latencies: a
+// generator starved of CPU (goroutines spinning on every core) is late by
+// far more than a tenth of what it measures, on a calm machine and more so
+// on a busy one. That an idle generator is not warned about is decided on
+// the figures (report.TestSummaryGeneratorLateWarning,
+// analysis.TestGeneratorLate): a run here could not tell an idle generator
+// from one on a machine busy with other tests (beside eight CPU burners, at
+// load 20, an idle run at 20 ops/s against a 200 ms system had a dispatch
+// lag p99 of 88–288 ms, and was warned about).
 func TestGeneratorLateWarning(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "r.db")
 	const warning = "warning: the load generator was late"
-	code, out, errOut := dbrig(t, context.Background(), "run", "--driver", "sim", "--store", store, "--quiet",
-		"-P", "workloadc", "-p", "recordcount=100", "-p", "sim.latency=200ms", "--rate", "20", "--clients", "8", "--duration", "2s")
-	if code != 0 || strings.Contains(out, warning) || !strings.Contains(out, "dispatch lag") {
-		t.Errorf("idle run: exit %d, warned %v, lag shown %v:\n%s%s", code, strings.Contains(out, warning), strings.Contains(out, "dispatch lag"), out, errOut)
-	}
 	stop := testenv.StarveCPU()
-	code, out, errOut = dbrig(t, context.Background(), "run", "--driver", "null", "--store", store, "--quiet",
+	code, out, errOut := dbrig(t, context.Background(), "run", "--driver", "null", "--store", store, "--quiet",
 		"-P", "workloadc", "-p", "recordcount=100", "--rate", "2000", "--clients", "4", "--duration", "2s")
 	stop()
-	if code != 0 || !strings.Contains(out, warning) {
-		t.Errorf("starved run: exit %d, no warning:\n%s%s", code, out, errOut)
+	if code != 0 || !strings.Contains(out, warning) || !strings.Contains(out, "dispatch lag (dbrig's own lateness") {
+		t.Errorf("starved run: exit %d, warned %v, lag shown %v:\n%s%s", code, strings.Contains(out, warning), strings.Contains(out, "dispatch lag"), out, errOut)
 	}
 }
 

