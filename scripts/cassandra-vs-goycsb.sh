@@ -15,9 +15,10 @@
 # rounds; the line shows each tool's records/s as it reports it (its load
 # phase, without connecting and creating the table), the ratio, each
 # process's wall time and CPU per record. dbrig loads batches of 100
-# records per loader, its inserts concurrent, cassandra.loadinflight (32)
-# in flight across the loaders; go-ycsb one insert at a time per thread;
-# so the line also shows dbrig with as many in flight as go-ycsb
+# records per loader, sent as unlogged batches of cassandra.loadbatch (4)
+# records of one replica set, cassandra.loadinflight (32) requests in flight
+# across the loaders; go-ycsb one insert at a time per thread; so the line
+# also shows dbrig with as many requests in flight as go-ycsb
 # (cassandra.loadinflight=LOADERS) and its ratio. The last load of each
 # tool is what the runs read.
 # Then per round, workload and clients the ops/s of dbrig and go-ycsb, the

@@ -23,10 +23,15 @@
 // a missing key writes it, a Delete of one does nothing); with
 // cassandra.ifexists=true they carry IF EXISTS, a lightweight transaction
 // (Paxos, four round trips between replicas) that reports a missing key as
-// not found. InsertBatch (the load) sends prepared inserts concurrently,
-// each to its replicas, at most cassandra.loadinflight at once across all
-// the loaders: Cassandra's multi-partition batches only move the fan-out to
-// the coordinator (and fail above 50 KiB by default).
+// not found. InsertBatch (the load) groups the records by the replicas
+// that hold them (the token ring of the routing policy) and sends each group
+// as UNLOGGED batches of up to cassandra.loadbatch records (and under
+// Cassandra's 5 KiB batch warning), each to a replica of its records, at most
+// cassandra.loadinflight requests at once across all the loaders. A batch of
+// one replica set costs its coordinator no forwarding, and fewer requests per
+// record is what raises a saturated node's load rate
+// (docs/measurements/cassandra.md). cassandra.loadbatch=1 sends one insert
+// per record.
 //
 // Scan is YCSB's: SELECT ... WHERE token(y_id) >= token(start) LIMIT n.
 // Records come in token order, which is not key order (the partitioner
@@ -74,7 +79,9 @@ type DB struct {
 	rf            int
 	nodes         int // in the ring when the DB opened
 	scan, ifExist bool
-	load          chan struct{} // a slot per load insert in flight (cassandra.loadinflight)
+	load          chan struct{} // a slot per load request in flight (cassandra.loadinflight)
+	batch         int           // records per load batch at most (cassandra.loadbatch)
+	policy        *tokenAware   // the ring, to group the load by replicas; nil without discovery
 
 	mu     sync.Mutex
 	tables map[string]bool // created (or found) in this session
@@ -195,6 +202,14 @@ func readSettings(p *spec.Props, db *DB) (settings, error) {
 		return s, err
 	}
 	db.load = make(chan struct{}, inflight)
+	batch, err := p.IntMin("cassandra.loadbatch", 4, 1)
+	if err != nil {
+		return s, err
+	}
+	if batch > maxLoadBatch {
+		return s, p.Errorf("cassandra.loadbatch", "an integer from 1 to %d (records per unlogged batch)", maxLoadBatch)
+	}
+	db.batch = int(batch)
 	n, err := p.IntMin("fieldcount", 10, 1)
 	if err != nil {
 		return s, err
@@ -237,8 +252,10 @@ func open(ctx context.Context, cfg driver.Config) (*DB, error) {
 	c.WriteTimeout = s.timeout
 	c.NumConns = s.conns
 	c.Consistency = db.write
-	c.PoolConfig.HostSelectionPolicy = &tokenAware{}
+	db.policy = &tokenAware{keyspace: db.keyspace}
+	c.PoolConfig.HostSelectionPolicy = db.policy
 	if !s.discover {
+		db.policy = nil
 		c.DisableInitialHostLookup = true
 		c.Events.DisableTopologyEvents = true
 		c.PoolConfig.HostSelectionPolicy = &hostRoundRobin{}
@@ -675,9 +692,9 @@ func (db *DB) insertStmt(table, key string, names []string, values driver.Record
 	return b.String(), args
 }
 
-// InsertBatch inserts the records concurrently, at most
-// cassandra.loadinflight in flight across all calls; the first error stops
-// the rest of the batch.
+// InsertBatch loads the records: grouped by replica set into unlogged
+// batches (loadBatches), at most cassandra.loadinflight requests in flight
+// across all calls; the first error stops the rest.
 func (db *DB) InsertBatch(ctx context.Context, table string, keys []string, values []driver.Record) error {
 	if len(keys) != len(values) {
 		return fmt.Errorf("cassandra: batch of %d keys and %d values", len(keys), len(values))
@@ -688,10 +705,31 @@ func (db *DB) InsertBatch(ctx context.Context, table string, keys []string, valu
 	if err := db.ensureTable(ctx, table); err != nil {
 		return err
 	}
+	groups := loadBatches(keys, values, db.replicaSet, db.batch, loadBatchBytes)
+	return db.inFlight(ctx, len(groups), func(ctx context.Context, g int) error {
+		return db.insertGroup(ctx, table, keys, values, groups[g])
+	})
+}
+
+// replicaSet names the replicas of key for grouping the load; without a
+// ring each key is its own group on several nodes (a batch would make its
+// coordinator forward it), and one on a single node.
+func (db *DB) replicaSet(key string) (string, bool) {
+	if db.policy != nil {
+		if set := db.policy.replicaSet(db.keyspace, []byte(key)); set != "" {
+			return set, true
+		}
+	}
+	return "", db.nodes == 1
+}
+
+// inFlight runs f for 0..n-1 concurrently, each holding one of the load's
+// slots; the first error cancels the rest and is returned.
+func (db *DB) inFlight(ctx context.Context, n int, f func(context.Context, int) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
-	for i, k := range keys {
+	for i := range n {
 		select {
 		case db.load <- struct{}{}:
 		case <-ctx.Done():
@@ -702,7 +740,7 @@ func (db *DB) InsertBatch(ctx context.Context, table string, keys []string, valu
 		wg.Add(1)
 		go func() {
 			defer func() { <-db.load; wg.Done() }()
-			if err := db.Insert(ctx, table, k, values[i]); err != nil {
+			if err := f(ctx, i); err != nil {
 				cancel(err)
 			}
 		}()
@@ -712,6 +750,27 @@ func (db *DB) InsertBatch(ctx context.Context, table string, keys []string, valu
 		return err
 	}
 	return ctx.Err()
+}
+
+// insertGroup writes the records at idx: one Insert, or an unlogged batch
+// routed by its first record's key (all share its replicas).
+func (db *DB) insertGroup(ctx context.Context, table string, keys []string, values []driver.Record, idx []int) error {
+	if len(idx) == 1 {
+		return db.Insert(ctx, table, keys[idx[0]], values[idx[0]])
+	}
+	b := db.sess.Batch(gocql.UnloggedBatch).Consistency(db.write)
+	for _, i := range idx {
+		names, err := db.sortedFields(values[i])
+		if err != nil {
+			return err
+		}
+		q, args := db.insertStmt(table, keys[i], names, values[i])
+		b.Query(q, args...)
+	}
+	if err := b.ExecContext(ctx); err != nil {
+		return db.classify(fmt.Errorf("cassandra: insert %s: batch of %d from %q: %w", table, len(idx), keys[idx[0]], err))
+	}
+	return nil
 }
 
 // Delete removes one record.

@@ -65,6 +65,9 @@ func TestBadProperties(t *testing.T) {
 		{[]string{"cassandra.scan", "range"}, "cassandra.scan"},
 		{[]string{"fieldnameprefix", "Field-"}, "fieldnameprefix"},
 		{[]string{"table", "user table"}, "table"},
+		{[]string{"cassandra.loadbatch", "0"}, "cassandra.loadbatch"},
+		{[]string{"cassandra.loadbatch", "101"}, "cassandra.loadbatch=\"101\": expected an integer from 1 to 100"},
+		{[]string{"cassandra.loadinflight", "0"}, "cassandra.loadinflight"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
@@ -190,5 +193,43 @@ func TestBlindUpdate(t *testing.T) {
 	r, err := db.Read(ctx, table, "nokey", []string{"field1"})
 	if err != nil || string(r["field1"]) != "x" {
 		t.Fatalf("%v %v", r, err)
+	}
+}
+
+// The load with the ring (discovery on): keys are placed by their replicas,
+// and every record loaded, in unlogged batches or one by one, reads back
+// whole.
+func TestLoadReadsBack(t *testing.T) {
+	hosts := testenv.Need(t, "DBRIG_HOSTS")
+	for _, batch := range []string{"4", "1"} {
+		t.Run("loadbatch="+batch, func(t *testing.T) {
+			table := fmt.Sprintf("load_%d", time.Now().UnixNano()%1e9)
+			db := openT(t, hosts, table, "cassandra.loadbatch", batch, "cassandra.loadinflight", "3")
+			if set, ok := db.replicaSet("user1"); !ok || set == "" {
+				t.Fatalf("replicaSet: %q %v, want the key's replicas from the ring", set, ok)
+			}
+			ctx := context.Background()
+			keys := make([]string, 203)
+			values := make([]driver.Record, len(keys))
+			for i := range keys {
+				keys[i] = fmt.Sprintf("user%d", i*7919)
+				values[i] = driver.Record{"field0": []byte(keys[i]), "field3": []byte(strings.Repeat("v", i%300))}
+			}
+			if groups := loadBatches(keys, values, db.replicaSet, db.batch, loadBatchBytes); batch != "1" && len(groups) > len(keys)/2 {
+				t.Errorf("%d requests for %d records, want batches", len(groups), len(keys))
+			}
+			if err := db.InsertBatch(ctx, table, keys, values); err != nil {
+				t.Fatal(err)
+			}
+			for i, k := range keys {
+				r, err := db.Read(ctx, table, k, []string{"field0", "field3"})
+				if err != nil {
+					t.Fatalf("read %s: %v", k, err)
+				}
+				if string(r["field0"]) != k || string(r["field3"]) != string(values[i]["field3"]) {
+					t.Errorf("%s read back as %q, %d bytes of field3, want %d", k, r["field0"], len(r["field3"]), len(values[i]["field3"]))
+				}
+			}
+		})
 	}
 }

@@ -26,6 +26,7 @@ func Driver() driver.Driver {
 			{Key: "cassandra.scan", Type: "string", Default: "token", Doc: "token: YCSB's scan, token(y_id) >= token(start), records in token order, not key order; none: Scan is unsupported"},
 			{Key: "cassandra.ifexists", Type: "bool", Default: "false", Doc: "Update and Delete with IF EXISTS (a lightweight transaction) so a missing key is not found; false: blind writes as YCSB's"},
 			{Key: "cassandra.discover", Type: "bool", Default: "true", Doc: "learn the other nodes from the ring and route to them; false: use only hosts (behind a proxy or load balancer)"},
-			{Key: "cassandra.loadinflight", Type: "int", Default: "32", Doc: "inserts in flight at once during the load, all loaders together (each routed to its replicas)"},
+			{Key: "cassandra.loadinflight", Type: "int", Default: "32", Doc: "requests (batches or inserts) in flight at once during the load, all loaders together (each routed to its replicas)"},
+			{Key: "cassandra.loadbatch", Type: "int", Default: "4", Doc: "records per UNLOGGED batch during the load (1 to 100), all of one replica set, kept under 4.5 KiB of keys and values (Cassandra warns above 5 KiB); 1: one insert per record"},
 		}}
 }

@@ -3,7 +3,9 @@ package cassandra
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -176,4 +178,58 @@ func requestCounts(ctx context.Context, t *testing.T, addrs []string, table stri
 		out[a] = c
 	}
 	return out
+}
+
+// The load's unlogged batches go to the replica of their records: in a
+// keyspace of replication factor 1 each node writes locally exactly the
+// keys the ring gives it, and coordinates exactly its own batches (the
+// server counts a batch once in coordinator_write_latency; sent
+// round-robin, the counts were off on every node).
+func TestLoadBatchRouting(t *testing.T) {
+	addrs := ringHosts(t)
+	db, table := openRing(t, addrs)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	keys := make([]string, 240)
+	values := make([]driver.Record, len(keys))
+	for i := range keys {
+		keys[i] = fmt.Sprintf("user%d", i)
+		values[i] = driver.Record{"field0": []byte(keys[i])}
+	}
+	wantKeys, wantBatches := map[string]int{}, map[string]int{}
+	r := db.policy.ring.Load()
+	owner := func(k string) string {
+		h := r.replicas(murmur3([]byte(k)), map[string]int{"": 1})[0]
+		return net.JoinHostPort(h.ConnectAddress().String(), strconv.Itoa(h.Port()))
+	}
+	for _, b := range loadBatches(keys, values, db.replicaSet, db.batch, loadBatchBytes) {
+		wantBatches[owner(keys[b[0]])]++
+		for _, i := range b {
+			wantKeys[owner(keys[i])]++
+		}
+	}
+	before := requestCounts(ctx, t, addrs, table)
+	if err := db.InsertBatch(ctx, table, keys, values); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]counts
+	for {
+		got = requestCounts(ctx, t, addrs, table)
+		n := 0
+		for _, a := range addrs {
+			n += got[a].localWrite - before[a].localWrite
+		}
+		if n >= len(keys) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, a := range addrs {
+		d := got[a].minus(before[a])
+		t.Logf("%s: coordinated %d writes, wrote %d locally; holds %d keys in %d batches", a, d.coordWrite, d.localWrite, wantKeys[a], wantBatches[a])
+		if d.localWrite != wantKeys[a] || d.coordWrite != wantBatches[a] {
+			t.Errorf("%s coordinated %d writes and wrote %d locally, want %d batches of %d keys: batches not sent to their replica",
+				a, d.coordWrite, d.localWrite, wantBatches[a], wantKeys[a])
+		}
+	}
 }

@@ -28,6 +28,10 @@ import (
 type tokenAware struct {
 	hostRoundRobin // the fallback, and the hosts by ID
 
+	// keyspace is that of a statement that names none: a batch of
+	// keyspace-qualified inserts (gocql's Batch knows no keyspace).
+	keyspace string
+
 	sess   atomic.Pointer[gocql.Session]
 	murmur atomic.Bool // the cluster's partitioner is Murmur3's
 	ringMu sync.Mutex  // a host change and the ring of its hosts, one at a time
@@ -205,7 +209,11 @@ func (p *tokenAware) Pick(q gocql.ExecutableStatement) gocql.NextHost {
 	if err != nil || key == nil || r == nil {
 		return rest
 	}
-	factor := p.replication(q.Keyspace())
+	ks := q.Keyspace()
+	if ks == "" {
+		ks = p.keyspace
+	}
+	factor := p.replication(ks)
 	if factor == nil {
 		return rest
 	}
@@ -227,4 +235,26 @@ func (p *tokenAware) Pick(q gocql.ExecutableStatement) gocql.NextHost {
 			}
 		}
 	}
+}
+
+// replicaSet names the hosts holding the partition of key (a routing key)
+// in keyspace: their host IDs, sorted and joined, so that two keys with the
+// same replicas in another ring order share it. "" when the ring, the
+// partitioner or the keyspace's replication is unknown.
+func (p *tokenAware) replicaSet(keyspace string, key []byte) string {
+	r := p.ring.Load()
+	if r == nil || !p.murmur.Load() {
+		return ""
+	}
+	factor := p.replication(keyspace)
+	if factor == nil {
+		return ""
+	}
+	hs := r.replicas(murmur3(key), factor)
+	ids := make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = h.HostID()
+	}
+	slices.Sort(ids)
+	return strings.Join(ids, ",")
 }
