@@ -72,7 +72,7 @@ var ycsbBindingProps = []string{
 func bindingWarning(p *spec.Props, declared func(string) bool) string {
 	var set []string
 	for k := range p.Map() {
-		if declared(k) {
+		if declared(k) || p.Typo(k) != "" { // a typo of a declared property is refused, as unknown
 			continue
 		}
 		for _, b := range ycsbBindingProps {

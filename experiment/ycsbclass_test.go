@@ -25,6 +25,8 @@ func TestYCSBClassNames(t *testing.T) {
 		{"dbrig's own name", "db=null\n", "", "null", true},
 		{"a binding dbrig lacks", "db=site.ycsb.db.CassandraCQLClient\n", "", "p.properties:2: property db", false},
 		{"binding against --driver", "db=site.ycsb.db.RedisClient\n", "null", "--driver null", false},
+		{"a binding's property dbrig does not read", "cassandra.maxconnections=4\n", "null", "null", true},
+		{"a typo of a property the driver reads", "mongodb.ulr=mongodb://127.0.0.1:1/ycsb\n", "mongodb", `p.properties:2: unknown property "mongodb.ulr" (did you mean "mongodb.url"?)`, false},
 	}
 	for _, tc := range cases {
 		path := filepath.Join(dir, "p.properties")

@@ -272,6 +272,28 @@ type UnknownError struct {
 
 func (e *UnknownError) Error() string { return e.msg }
 
+// Typo returns the known property of k's namespace (the text before the
+// first dot, which k must have) that k is at most two edits away from — its
+// spelling mistake, most likely — or "". Unlike the suggestion an unknown
+// property gets, it is strict: YCSB's binding properties that dbrig does not
+// read (cassandra.maxconnections) are rarely this close to one it does.
+func (p *Props) Typo(k string) string {
+	ns, _, ok := strings.Cut(k, ".")
+	if !ok || p.known[k] {
+		return ""
+	}
+	best, bestD := "", 3
+	for cand := range p.known {
+		if !strings.HasPrefix(cand, ns+".") {
+			continue
+		}
+		if d := editDistance(strings.ToLower(k), strings.ToLower(cand)); d < bestD || d == bestD && cand < best {
+			best, bestD = cand, d
+		}
+	}
+	return best
+}
+
 func (p *Props) closest(k string) string {
 	best, bestD := "", len(k)/3+1
 	for cand := range p.known {

@@ -126,3 +126,21 @@ func TestRedactText(t *testing.T) {
 		t.Errorf("RedactText lost text: %s", out)
 	}
 }
+
+func TestTypo(t *testing.T) {
+	p := NewProps()
+	p.Declare(Decl{Key: "cassandra.loadbatch"}, Decl{Key: "cassandra.readtimeoutmillis"}, Decl{Key: "port"})
+	for _, tc := range []struct{ k, want string }{
+		{"cassandra.loadbach", "cassandra.loadbatch"},
+		{"cassandra.LoadBatch", "cassandra.loadbatch"},
+		{"cassandra.loadbatch", ""},            // known
+		{"cassandra.maxconnections", ""},       // YCSB's, far from any dbrig reads
+		{"cassandra.connecttimeoutmillis", ""}, // likewise
+		{"mongodb.loadbatch", ""},              // another namespace
+		{"ports", ""},                          // no namespace: YCSB's bare names are never taken for typos
+	} {
+		if got := p.Typo(tc.k); got != tc.want {
+			t.Errorf("Typo(%q) = %q, want %q", tc.k, got, tc.want)
+		}
+	}
+}
