@@ -94,3 +94,26 @@ func BenchmarkCut(b *testing.B) {
 		r.Cut(PhaseMeasure, time.Now())
 	}
 }
+
+// StatsOf on the histograms a summary computes figures for: a phase's
+// latencies (skewed, ~100k values), one with a tail reaching seconds, and a
+// short interval's few values.
+//
+//	go test -run '^$' -bench StatsOf -benchmem ./measure/
+func BenchmarkStatsOf(b *testing.B) {
+	data := percentileDatasets()
+	for _, name := range []string{"skewed", "bimodal tail", "n=7"} {
+		h := NewHistogram()
+		for _, v := range data[name] {
+			if err := h.RecordValue(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				StatsOf(h)
+			}
+		})
+	}
+}
