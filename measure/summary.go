@@ -236,30 +236,36 @@ func Percentile(h *hdr.Histogram, q float64) int64 {
 	if h == nil || h.TotalCount() == 0 {
 		return 0
 	}
-	var p [1]int64
-	percentiles(h, p[:], q)
-	return p[0]
+	// One figure: the library's walk stops at it and copies nothing, which
+	// is cheaper than walkHist's copy of the counters.
+	asked := rankPercent(q, float64(h.TotalCount()))
+	return h.ValueAtPercentiles([]float64{asked})[asked]
 }
 
 // percentiles puts the nearest-rank value of each q (ascending) in out, in
 // the one walk of h's counters that also finds the mean, min and max. The
-// count each q must reach is the one ValueAtPercentiles (which rounds
-// q/100·n + 0.5 down) computes for the percentile whose rounded rank is the
-// nearest rank, (rank − ¼)/n, far from any rounding edge: the walk finds
-// what ValueAtPercentiles found, to the bit.
+// count each q must reach is the one ValueAtPercentiles computes (it rounds
+// q/100·n + 0.5 down) for rankPercent's percentile, so the walk finds what
+// ValueAtPercentiles does, to the bit.
 func percentiles(h *hdr.Histogram, out []int64, qs ...float64) histWalk {
 	n := float64(h.TotalCount())
 	var buf [8]int64
 	counts := buf[:0]
 	for _, q := range qs {
-		q = min(max(q, 0), 100)
-		// Shrink the product by far more than its rounding error, far less than
-		// any real fraction of a rank, so 99.99% of 100,000 is rank 99,990.
-		rank := max(1, math.Ceil(q/100*n*(1-1e-13)))
-		asked := (rank - 0.25) / n * 100
-		counts = append(counts, int64(asked/100*n+0.5))
+		counts = append(counts, int64(rankPercent(q, n)/100*n+0.5))
 	}
 	return walkHist(h, counts, out)
+}
+
+// rankPercent is the percentile to ask ValueAtPercentiles for so that it
+// finds the q-th percentile of n values by nearest rank: the rank rounded up,
+// (rank − ¼)/n, far from any edge of the library's rounding to the nearest.
+func rankPercent(q, n float64) float64 {
+	q = min(max(q, 0), 100)
+	// Shrink the product by far more than its rounding error, far less than
+	// any real fraction of a rank, so 99.99% of 100,000 is rank 99,990.
+	rank := max(1, math.Ceil(q/100*n*(1-1e-13)))
+	return (rank - 0.25) / n * 100
 }
 
 // Measured returns the last measure phase of sums: the one summaries,
