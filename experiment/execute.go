@@ -61,6 +61,11 @@ type Hooks struct {
 	// keep the capabilities the runner looks for (driver.BatchInserter,
 	// driver.ScheduleAware).
 	WrapDB func(driver.DB) driver.DB
+	// Store, when set, is the open results store p.Store names: the run is
+	// written to it rather than to a store opened (connected, its schema
+	// checked) for this run alone, and Execute does not close it. A rating
+	// passes the store it holds for all its experiments.
+	Store *results.Store
 }
 
 // Started describes a run that was just stored.
@@ -143,11 +148,13 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if err := p.prepareData(ctx, db); err != nil {
 		return nil, err
 	}
-	store, err := results.Open(ctx, p.Store)
-	if err != nil {
-		return nil, err
+	store := h.Store
+	if store == nil {
+		if store, err = results.Open(ctx, p.Store); err != nil {
+			return nil, err
+		}
+		defer store.Close()
 	}
-	defer store.Close()
 
 	info := p.runInfo(ctx, db, warn)
 	runID, err := store.CreateRun(ctx, info)

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -207,5 +208,46 @@ func TestYCSBPropertiesDbrigIgnores(t *testing.T) {
 	}
 	if _, err := Resolve(Options{Driver: "null", Props: []string{"exportfile=/tmp/x", "exprotfile=/tmp/y"}}); !IsInput(err) {
 		t.Errorf("a typo among ignored properties: %v", err)
+	}
+}
+
+// With Hooks.Store, runs are written to the caller's open store (a rating's,
+// for all its experiments), which Execute leaves open; p.Store is not opened.
+func TestExecuteWritesToCallersStore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	held, err := results.Open(ctx, filepath.Join(dir, "held.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	named := filepath.Join(dir, "named.db")
+	var ids []int64
+	for range 2 {
+		p, err := Resolve(Options{Driver: "sim", Store: named, Name: "t",
+			Props: []string{"recordcount=50", "operationcount=300", "sim.latency=100us"}, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Execute(ctx, p, Hooks{Store: held})
+		if err != nil {
+			t.Fatalf("run %d: %v", len(ids)+1, err)
+		}
+		ids = append(ids, out.RunID)
+	}
+	for _, id := range ids { // still open after both runs
+		d, err := held.Run(ctx, id)
+		if err != nil {
+			t.Fatalf("run %d in the caller's store: %v", id, err)
+		}
+		if m, ok := d.Phase(measure.PhaseMeasure); d.Status != StatusDone || !ok || m.Overall.Count != 300 {
+			t.Errorf("run %d: status %q, measure phase %v with %d operations", id, d.Status, ok, m.Overall.Count)
+		}
+	}
+	if ids[0] == ids[1] {
+		t.Errorf("both runs got id %d", ids[0])
+	}
+	if _, err := os.Stat(named); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the plan's store %s was opened (stat: %v)", named, err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // BenchmarkRecord is the cost of one recorded operation on the hot path.
@@ -92,5 +94,35 @@ func BenchmarkCut(b *testing.B) {
 			}
 		}
 		r.Cut(PhaseMeasure, time.Now())
+	}
+}
+
+// StatsOf on the histograms a summary computes figures for: a phase's
+// latencies (skewed, ~100k values), one with a tail reaching seconds, and a
+// short interval's few values reaching 2 s. BenchmarkStatsOfOracle is the
+// implementation before the one-pass walk (four walks of the library's
+// iterator), kept as the test oracle, for the comparison in
+// docs/measurements/statsof.md:
+//
+//	go test -run '^$' -bench StatsOf -benchmem -cpu 1,2 ./measure/
+func BenchmarkStatsOf(b *testing.B) { benchStats(b, StatsOf) }
+
+func BenchmarkStatsOfOracle(b *testing.B) { benchStats(b, oracleStatsOf) }
+
+func benchStats(b *testing.B, stats func(*hdr.Histogram) Stats) {
+	data := percentileDatasets()
+	for _, name := range []string{"skewed", "bimodal tail", "n=7"} {
+		h := NewHistogram()
+		for _, v := range data[name] {
+			if err := h.RecordValue(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				stats(h)
+			}
+		})
 	}
 }

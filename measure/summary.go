@@ -3,7 +3,6 @@ package measure
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -203,23 +202,26 @@ func Summarize(phase string, intervals []Interval, errs []ErrorSample) Summary {
 }
 
 // StatsOf computes the figures of one histogram (zero for an empty one).
-// Percentiles are nearest-rank (see Percentile), all found in one walk.
+// Percentiles are nearest-rank (see Percentile); all figures come from one
+// walk over the counters (walkHist), equal to what hdrhistogram-go's Mean,
+// Min, Max and ValueAtPercentiles give, which walk them once each.
 func StatsOf(h *hdr.Histogram) Stats {
 	if h == nil || h.TotalCount() == 0 {
 		return Stats{}
 	}
-	p := percentiles(h, 50, 90, 95, 99, 99.9, 99.99)
+	var p [6]int64
+	w := percentiles(h, p[:], 50, 90, 95, 99, 99.9, 99.99)
 	return Stats{
 		Count: h.TotalCount(),
-		Mean:  h.Mean(),
-		Min:   h.Min(),
+		Mean:  w.mean,
+		Min:   w.min,
 		P50:   p[0],
 		P90:   p[1],
 		P95:   p[2],
 		P99:   p[3],
 		P999:  p[4],
 		P9999: p[5],
-		Max:   h.Max(),
+		Max:   w.max,
 	}
 }
 
@@ -234,29 +236,36 @@ func Percentile(h *hdr.Histogram, q float64) int64 {
 	if h == nil || h.TotalCount() == 0 {
 		return 0
 	}
-	return percentiles(h, q)[0]
+	// One figure: the library's walk stops at it and copies nothing, which
+	// is cheaper than walkHist's copy of the counters.
+	asked := rankPercent(q, float64(h.TotalCount()))
+	return h.ValueAtPercentiles([]float64{asked})[asked]
 }
 
-// percentiles returns the nearest-rank value of each q in one walk of h's
-// counters. It asks ValueAtPercentiles (which rounds q/100·n + 0.5 down) for
-// the percentile whose rounded rank is the nearest rank: (rank − ¼)/n, far
-// from any rounding edge.
-func percentiles(h *hdr.Histogram, qs ...float64) []int64 {
+// percentiles puts the nearest-rank value of each q (ascending) in out, in
+// the one walk of h's counters that also finds the mean, min and max. The
+// count each q must reach is the one ValueAtPercentiles computes (it rounds
+// q/100·n + 0.5 down) for rankPercent's percentile, so the walk finds what
+// ValueAtPercentiles does, to the bit.
+func percentiles(h *hdr.Histogram, out []int64, qs ...float64) histWalk {
 	n := float64(h.TotalCount())
-	asked := make([]float64, len(qs))
-	for i, q := range qs {
-		q = min(max(q, 0), 100)
-		// Shrink the product by far more than its rounding error, far less than
-		// any real fraction of a rank, so 99.99% of 100,000 is rank 99,990.
-		rank := max(1, math.Ceil(q/100*n*(1-1e-13)))
-		asked[i] = (rank - 0.25) / n * 100
+	var buf [8]int64
+	counts := buf[:0]
+	for _, q := range qs {
+		counts = append(counts, int64(rankPercent(q, n)/100*n+0.5))
 	}
-	at := h.ValueAtPercentiles(slices.Clone(asked))
-	out := make([]int64, len(qs))
-	for i, a := range asked {
-		out[i] = at[a]
-	}
-	return out
+	return walkHist(h, counts, out)
+}
+
+// rankPercent is the percentile to ask ValueAtPercentiles for so that it
+// finds the q-th percentile of n values by nearest rank: the rank rounded up,
+// (rank − ¼)/n, far from any edge of the library's rounding to the nearest.
+func rankPercent(q, n float64) float64 {
+	q = min(max(q, 0), 100)
+	// Shrink the product by far more than its rounding error, far less than
+	// any real fraction of a rank, so 99.99% of 100,000 is rank 99,990.
+	rank := max(1, math.Ceil(q/100*n*(1-1e-13)))
+	return (rank - 0.25) / n * 100
 }
 
 // Measured returns the last measure phase of sums: the one summaries,

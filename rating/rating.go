@@ -1013,7 +1013,7 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 	defer cancel(nil)
 	// The probe has no verdict to stop for: it runs its length.
 	stop := newStopper(r.opts.SLA, r.opts.By, target, dur, r.opts.NoEarlyStop || probe, cancel, r.hooks.Observer)
-	hooks := experiment.Hooks{Observer: stop, Warn: r.hooks.Warn, WrapDB: r.wrapFor(&st)}
+	hooks := experiment.Hooks{Observer: stop, Warn: r.hooks.Warn, WrapDB: r.wrapFor(&st), Store: r.store}
 	if r.opts.perform != nil {
 		hooks.Perform = r.opts.perform(plan)
 	}

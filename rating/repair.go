@@ -80,7 +80,7 @@ func (r *rater) loadOnly(ctx context.Context, eo experiment.Options, recreate bo
 	if err != nil {
 		return err
 	}
-	out, err := experiment.Execute(ctx, plan, experiment.Hooks{Warn: r.hooks.Warn, Observer: r.hooks.Observer})
+	out, err := experiment.Execute(ctx, plan, experiment.Hooks{Warn: r.hooks.Warn, Observer: r.hooks.Observer, Store: r.store})
 	if err != nil {
 		if out != nil {
 			return fmt.Errorf("load (run %d): %w", out.RunID, err)
