@@ -36,16 +36,7 @@ func TestCassandraPartition(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	c, err := cluster.Up(ctx, r, cluster.Options{})
-	var missing *cluster.BinaryMissingError
-	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
-		t.Skipf("SKIPPED: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Down(context.Background()) })
-	nw.Known(c)
+	c := upKnown(ctx, t, nw, r)
 	kv := []string{"table", "t", "cassandra.keyspace", "dbrig_partition", "cassandra.consistencylevel", "QUORUM",
 		"cassandra.readtimeoutmillis", "4000"}
 	for k, v := range c.Props() {

@@ -32,16 +32,7 @@ func routedEtcd(t *testing.T) (*cluster.Cluster, *Network, map[string]string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := cluster.Up(ctx, r, cluster.Options{})
-	var missing *cluster.BinaryMissingError
-	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
-		t.Skipf("SKIPPED: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Down(context.Background()) })
-	nw.Known(c)
+	c := upKnown(ctx, t, nw, r)
 	props, err := nw.Front(c.Nodes(), c.Props())
 	if err != nil {
 		t.Fatal(err)
@@ -222,4 +213,22 @@ func TestEtcdNetworkFaults(t *testing.T) {
 			t.Errorf("%s after the partition healed: %v", name, err)
 		}
 	}
+}
+
+// upKnown starts recipe r's cluster (skipped when its binary is missing,
+// unless the servers are required), stops it at the test's end, and makes
+// its nodes known to nw.
+func upKnown(ctx context.Context, t *testing.T, nw *Network, r cluster.Recipe) *cluster.Cluster {
+	t.Helper()
+	c, err := cluster.Up(ctx, r, cluster.Options{})
+	var missing *cluster.BinaryMissingError
+	if errors.As(err, &missing) && os.Getenv("DBRIG_REQUIRE_SERVERS") != "1" {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Down(context.Background()) })
+	nw.Known(c)
+	return c
 }

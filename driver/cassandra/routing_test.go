@@ -119,18 +119,7 @@ func checkRouting(t *testing.T, db *DB, addrs []string, table string) {
 	}
 	// The metrics are updated as each request completes; wait until every
 	// key's local read has been counted.
-	var got map[string]counts
-	for {
-		got = requestCounts(ctx, t, addrs, table)
-		n := 0
-		for _, a := range addrs {
-			n += got[a].localRead - before[a].localRead
-		}
-		if n >= keys || ctx.Err() != nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	got := countsAfter(ctx, t, addrs, table, before, func(c counts) int { return c.localRead }, keys)
 	for _, a := range addrs {
 		d := got[a].minus(before[a])
 		t.Logf("%s: coordinated %d reads, %d writes; served %d reads, %d writes locally",
@@ -212,18 +201,7 @@ func TestLoadBatchRouting(t *testing.T) {
 	if err := db.InsertBatch(ctx, table, keys, values); err != nil {
 		t.Fatal(err)
 	}
-	var got map[string]counts
-	for {
-		got = requestCounts(ctx, t, addrs, table)
-		n := 0
-		for _, a := range addrs {
-			n += got[a].localWrite - before[a].localWrite
-		}
-		if n >= len(keys) || ctx.Err() != nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	got := countsAfter(ctx, t, addrs, table, before, func(c counts) int { return c.localWrite }, len(keys))
 	for _, a := range addrs {
 		d := got[a].minus(before[a])
 		t.Logf("%s: coordinated %d writes, wrote %d locally; holds %d keys in %d batches", a, d.coordWrite, d.localWrite, wantKeys[a], wantBatches[a])
@@ -231,5 +209,23 @@ func TestLoadBatchRouting(t *testing.T) {
 			t.Errorf("%s coordinated %d writes and wrote %d locally, want %d batches of %d keys: batches not sent to their replica",
 				a, d.coordWrite, d.localWrite, wantBatches[a], wantKeys[a])
 		}
+	}
+}
+
+// countsAfter asks the nodes for their counts until the figure of (summed
+// over the nodes, less before's) reaches want, or ctx ends: the server
+// updates its metrics as each request completes.
+func countsAfter(ctx context.Context, t *testing.T, addrs []string, table string, before map[string]counts, of func(counts) int, want int) map[string]counts {
+	t.Helper()
+	for {
+		got := requestCounts(ctx, t, addrs, table)
+		n := 0
+		for _, a := range addrs {
+			n += of(got[a]) - of(before[a])
+		}
+		if n >= want || ctx.Err() != nil {
+			return got
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
