@@ -13,3 +13,18 @@ func RelativeSpread(low, high float64) float64 { return (high - low) / low }
 // asked (with room for float rounding): then the rating's answer cannot be
 // trusted to that precision.
 func SpreadWider(relative, precision float64) bool { return relative > precision+1e-9 }
+
+// Moved is how far a capacity moved from one measurement to the next, as
+// (to − from) / from (0 when from is not positive): the reference probe's
+// move within a rating and from the last rating of the same data set.
+func Moved(from, to float64) float64 {
+	if from <= 0 {
+		return 0
+	}
+	return (to - from) / from
+}
+
+// MovedMore tells whether a move is larger than the precision, either way.
+func MovedMore(moved, precision float64) bool {
+	return moved > precision+1e-9 || -moved > precision+1e-9
+}

@@ -2,6 +2,8 @@ package rating
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,6 +156,48 @@ func TestVirtualReferenceProbeWidensTheInterval(t *testing.T) {
 	if got.ReferenceBefore == nil || *got.ReferenceBefore != ref.Before || got.ReferenceAfter == nil || *got.ReferenceAfter != ref.After ||
 		got.IntervalLow == nil || *got.IntervalLow != iv.Low || got.IntervalHigh == nil || *got.IntervalHigh != iv.High {
 		t.Errorf("stored %+v: want the reference and the interval", got)
+	}
+}
+
+// Two ratings of the same data set in a row, the store 20 % slower the
+// second time from its start, while each rating's own probes agree: the
+// second finds the first's reference probe in the store, reports the move,
+// and widens its interval by the ratio (1.25), so the two intervals
+// overlap, which they would not otherwise. A rating of another data set
+// (more records) compares with none.
+func TestVirtualReferenceSincePreviousRating(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "r.db")
+	a := qrate(t, &qmodel{capacity: 2000}, store, Options{Start: 1000, Reference: true})
+	b := qrate(t, &qmodel{capacity: 1600}, store, Options{Start: 1000, Reference: true})
+	ref := b.Reference
+	if ref == nil || ref.PreviousRating != a.ID || ref.Previous != a.Reference.Before || ref.Since > -0.15 || ref.Since < -0.25 || math.Abs(ref.Moved) > 0.02 {
+		t.Fatalf("reference %+v: want rating %d's probe (%.0f ops/s) and a move of about −20 %% since it, none within", ref, a.ID, a.Reference.Before)
+	}
+	f := 1 / (1 + ref.Since)
+	ia, ib := a.Interval, b.Interval
+	if ia == nil || ib == nil || ib.High < ib.Low*f*f*0.999 || !ib.Wider {
+		t.Fatalf("intervals %+v, %+v: want the second widened by %.2f either way", ia, ib, f)
+	}
+	if ib.High < ia.Low || ib.High/f >= ia.Low {
+		t.Errorf("intervals %.0f…%.0f and %.0f…%.0f: want them to overlap with the widening, and not without it", ia.Low, ia.High, ib.Low, ib.High)
+	}
+	msg := (&rater{opts: Options{By: ByRate, Precision: 0.05}, res: b}).message()
+	if want := fmt.Sprintf("where rating %d of the same data set completed", a.ID); !strings.Contains(msg, want) {
+		t.Errorf("message %q: want %q", msg, want)
+	}
+	s, err := results.Open(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.GetRating(context.Background(), b.ID)
+	if err != nil || got.ReferencePreviousID != a.ID || got.ReferencePrevious == nil || *got.ReferencePrevious != a.Reference.Before || got.DatasetKey == "" {
+		t.Errorf("stored %+v, %v: want the previous rating's reference and the data set's key", got, err)
+	}
+	c := qrate(t, &qmodel{capacity: 1600, props: []string{"recordcount=2000"}}, store, Options{Start: 1000, Reference: true})
+	if c.Reference == nil || c.Reference.PreviousRating != 0 {
+		t.Errorf("another data set's rating compared with rating %d", c.Reference.PreviousRating)
 	}
 }
 

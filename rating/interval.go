@@ -14,7 +14,8 @@ import (
 // share they kept busy before it); one made while they kept more than
 // MaxOthers busy bounds nothing. Then the interval is widened by how far
 // the reference probe's capacity moved between the first and the last
-// experiment (reference.go): by the factor 1 + |move| down and up. On a
+// experiment, or from the last rating of the same data set (reference.go),
+// whichever moved more: by the ratio of the two capacities down and up. On a
 // machine whose speed or a store whose condition moved, that is the honest
 // answer: two ratings in a row should land inside each other's interval,
 // not necessarily within the precision of each other.
@@ -87,9 +88,8 @@ func (r *rater) interval() *Interval {
 	if sp := res.Spread; sp != nil {
 		lo, hi = math.Min(lo, sp.Low), math.Max(hi, sp.High)
 	}
-	if ref := res.Reference; ref != nil && ref.After > 0 {
-		w := math.Abs(ref.Moved)
-		lo, hi = lo/(1+w), hi*(1+w) // a factor either way: a capacity twice as high or half as high
+	if f := res.Reference.widening(); f > 1 {
+		lo, hi = lo/f, hi*f // a factor either way: a capacity twice as high or half as high
 	}
 	iv.Low, iv.High = lo, hi
 	iv.Relative = analysis.RelativeSpread(lo, hi)

@@ -49,6 +49,8 @@ type qmodel struct {
 	// (Options.condition); slow, if set, scales the capacity of the nth.
 	cond func(n int) driver.Condition
 	slow func(n int) float64
+	// props are more properties of the data set (recordcount=1000 and these).
+	props []string
 
 	n     int             // experiments performed
 	conds int             // conditions measured
@@ -59,7 +61,7 @@ type qmodel struct {
 // options is a rating of the simulated store (its data lives as long as
 // one experiment: reload) through the model.
 func (m *qmodel) options(store string, o Options) Options {
-	o.Base = experiment.Options{Driver: "sim", Store: store, Props: []string{"recordcount=1000"}}
+	o.Base = experiment.Options{Driver: "sim", Store: store, Props: append([]string{"recordcount=1000"}, m.props...)}
 	o.perform = m.perform
 	if m.clock != nil {
 		o.clock = m.clock.now

@@ -536,6 +536,11 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 		}
 		steady = &m
 	}
+	if opts.Reference && table != "" {
+		if r.datasetKey, err = datasetKey(&opts); err != nil {
+			return nil, err
+		}
+	}
 	store, err := results.Open(ctx, opts.Base.Store)
 	if err != nil {
 		return nil, err
@@ -548,7 +553,8 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 	res.Time.ClusterS = clusterS
 	id, err := store.CreateRating(ctx, results.Rating{Name: opts.Base.Name, Start: began, System: first.Driver,
 		Workload: first.WorkloadName(), SLA: res.SLA, By: opts.By, Strategy: opts.Reset, Precision: opts.Precision,
-		StepS: opts.Step.Seconds(), SLADurationS: opts.SLADuration.Seconds(), BudgetS: opts.Budget.Seconds(), EstimateS: res.Budget.EstimateS})
+		StepS: opts.Step.Seconds(), SLADurationS: opts.SLADuration.Seconds(), BudgetS: opts.Budget.Seconds(), EstimateS: res.Budget.EstimateS,
+		DatasetKey: r.datasetKey})
 	if err != nil {
 		return nil, err
 	}
@@ -623,6 +629,9 @@ func stored(res *Rating, status, msg string) results.Rating {
 		if ref.After > 0 {
 			fin.ReferenceAfter = &ref.After
 		}
+		if ref.PreviousRating != 0 {
+			fin.ReferencePreviousID, fin.ReferencePrevious = ref.PreviousRating, &ref.Previous
+		}
 	}
 	if iv := res.Interval; iv != nil {
 		fin.IntervalLow, fin.IntervalHigh, fin.IntervalUnbounded = &iv.Low, &iv.High, iv.Unbounded
@@ -693,6 +702,7 @@ type rater struct {
 	res        *Rating
 	table      string
 	driverName string
+	datasetKey string // the data set's key (dataset.go), "" without the reference probe
 	registry   driver.Registry
 	ephemeral  bool // the data lives only as long as one experiment's driver
 	first      *experiment.Plan

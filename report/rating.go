@@ -256,22 +256,33 @@ func shortWhy(why string) string {
 
 // ratingReference writes what the reference probe completed before the
 // first and after the last experiment, and whether that moved by more than
-// the precision (the capacity the rating saw moved).
+// the precision (the capacity the rating saw moved); and how far it moved
+// from the last rating of the same data set.
 func ratingReference(ew *errWriter, r results.Rating) {
 	if r.ReferenceBefore == nil {
 		return
 	}
-	if r.ReferenceAfter == nil || *r.ReferenceBefore <= 0 {
-		ew.printf("reference: the read burst completed %s ops/s before the first experiment (not run after the last)\n", format.Rate(*r.ReferenceBefore))
-		return
+	before := *r.ReferenceBefore
+	if r.ReferenceAfter == nil || before <= 0 {
+		ew.printf("reference: the read burst completed %s ops/s before the first experiment (not run after the last)\n", format.Rate(before))
+	} else {
+		moved := analysis.Moved(before, *r.ReferenceAfter)
+		verdict := "within the precision: the capacity held"
+		if analysis.MovedMore(moved, r.Precision) {
+			verdict = "MORE than the precision: the capacity moved during the rating (the interval is widened by it)"
+		}
+		ew.printf("reference: the read burst completed %s ops/s before the first experiment, %s after the last (%+.0f%%, %s)\n",
+			format.Rate(before), format.Rate(*r.ReferenceAfter), moved*100, verdict)
 	}
-	moved := (*r.ReferenceAfter - *r.ReferenceBefore) / *r.ReferenceBefore
-	verdict := "within the precision: the capacity held"
-	if moved > r.Precision || -moved > r.Precision {
-		verdict = "MORE than the precision: the capacity moved during the rating (the interval is widened by it)"
+	if r.ReferencePrevious != nil && r.ReferencePreviousID != 0 {
+		since := analysis.Moved(*r.ReferencePrevious, before)
+		verdict := "within the precision: the capacity held between the ratings"
+		if analysis.MovedMore(since, r.Precision) {
+			verdict = "MORE than the precision: the store's capacity moved between the ratings (the interval is widened by it)"
+		}
+		ew.printf("reference: rating %d of the same data set completed %s ops/s before its first experiment (%+.0f%% to this one, %s)\n",
+			r.ReferencePreviousID, format.Rate(*r.ReferencePrevious), since*100, verdict)
 	}
-	ew.printf("reference: the read burst completed %s ops/s before the first experiment, %s after the last (%+.0f%%, %s)\n",
-		format.Rate(*r.ReferenceBefore), format.Rate(*r.ReferenceAfter), moved*100, verdict)
 }
 
 // ratingCondition writes the store's condition as the first step measured

@@ -144,13 +144,14 @@ func spreadPixels(t *testing.T, data []byte) int {
 // shows the step as inconclusive with its reason (not FAIL), the interval
 // comes before the answer and says it is wider, and the page says so too.
 func TestRatingInconclusiveConditionInterval(t *testing.T) {
-	answer, lo, hi, before, after, drift, small := 1900.0, 1520.0, 2400.0, 5000.0, 4000.0, 0.4, 0.01
+	answer, lo, hi, before, after, drift, small, previous := 1900.0, 1520.0, 2400.0, 5000.0, 4000.0, 0.4, 0.01, 5600.0
 	cond := func(b float64) []results.ConditionFigure {
 		return []results.ConditionFigure{{Name: "table_bytes", Value: b, Unit: "bytes"}, {Name: "dead_share", Value: 0, Unit: "share"}}
 	}
 	r := results.Rating{ID: 8, System: "sim", Workload: "workloada", SLA: "p95<50ms", By: "rate", Strategy: "snapshot",
 		Precision: 0.05, SLADurationS: 60, Status: "done", Answer: &answer, Confirmed: true, Start: time.Now(),
 		IntervalLow: &lo, IntervalHigh: &hi, ReferenceBefore: &before, ReferenceAfter: &after, BudgetS: 300, BudgetStopped: true,
+		ReferencePreviousID: 7, ReferencePrevious: &previous,
 		Steps: []results.RatingStep{
 			{Kind: "reference", Target: 32, Achieved: 5000, RunID: 2, Reset: "load", Condition: cond(100e6)},
 			{Kind: "search", Target: 1000, Achieved: 999, Pass: true, Verdict: "pass", RunID: 3, Reset: "snapshot", Condition: cond(101e6), Drift: &small, DriftFigure: "table_bytes"},
@@ -169,6 +170,7 @@ func TestRatingInconclusiveConditionInterval(t *testing.T) {
 		"inconclusive (store drifted: table_bytes +40%)", "inconclusive (dbrig late)", "32 clients, reads",
 		"interval: 1,520 ops/s … 2,400 ops/s (58%), WIDER than the precision of 5%: the answer is not known to the precision asked\nanswer: 1,900 ops/s",
 		"reference: the read burst completed 5,000 ops/s before the first experiment, 4,000 after the last (-20%, MORE than the precision",
+		"reference: rating 7 of the same data set completed 5,600 ops/s before its first experiment (-11% to this one, MORE than the precision: the store's capacity moved between the ratings",
 		"condition: after the load settled table_bytes 100.0 MB, dead_share 0.0%; largest drift table_bytes +40% (step 3); 1 failures on a drifted store were inconclusive",
 		"budget: 5m0s, which stopped the rating before it reached the precision",
 	} {

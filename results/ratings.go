@@ -49,6 +49,14 @@ type Rating struct {
 	// ReferenceBefore, ReferenceAfter: what the reference probe completed
 	// (ops/s) before the first and after the last experiment; nil: not run.
 	ReferenceBefore, ReferenceAfter *float64
+	// DatasetKey identifies the data set and the reference probe (the
+	// migration says what goes in it); "": stored before there was one.
+	DatasetKey string
+	// ReferencePreviousID is the last earlier rating of the same data set
+	// whose reference probe ran (0: none), ReferencePrevious what its probe
+	// completed before its first experiment (ops/s).
+	ReferencePreviousID int64
+	ReferencePrevious   *float64
 	// IntervalLow, IntervalHigh: the interval the runs support; nil: none.
 	// IntervalUnbounded: no failure bounds it (each ran on a machine too
 	// busy to tell): IntervalHigh is the lowest failure as run.
@@ -146,6 +154,9 @@ func nullFloat(f *float64) sql.NullFloat64 {
 	return sql.NullFloat64{Float64: finite(*f), Valid: true}
 }
 
+// nullID stores a row id, 0 as NULL (none).
+func nullID(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
+
 func floatPtr(f sql.NullFloat64) *float64 {
 	if !f.Valid {
 		return nil
@@ -162,10 +173,10 @@ func (s *Store) CreateRating(ctx context.Context, r Rating) (int64, error) {
 	var id int64
 	err := s.queryRow(ctx, `INSERT INTO ratings (name, status, message, started_at, ended_at, system, workload, sla,
 		search_by, strategy, precision_frac, step_s, sla_duration_s, answer, confirmed,
-		first_load_s, reset_count, resets_s, experiment_count, experiments_s, final_s, total_s, early_saved_s, budget_s, estimate_s)
-		VALUES (?, ?, '', ?, NULL, ?, ?, ?,  ?, ?, ?, ?, ?, NULL, 0,  0, 0, 0, 0, 0, 0, 0, 0, ?, ?) RETURNING id`,
+		first_load_s, reset_count, resets_s, experiment_count, experiments_s, final_s, total_s, early_saved_s, budget_s, estimate_s, dataset_key)
+		VALUES (?, ?, '', ?, NULL, ?, ?, ?,  ?, ?, ?, ?, ?, NULL, 0,  0, 0, 0, 0, 0, 0, 0, 0, ?, ?, ?) RETURNING id`,
 		r.Name, StatusRunning, fmtTime(r.Start), r.System, r.Workload, r.SLA,
-		r.By, r.Strategy, r.Precision, r.StepS, r.SLADurationS, finite(r.BudgetS), finite(r.EstimateS)).Scan(&id)
+		r.By, r.Strategy, r.Precision, r.StepS, r.SLADurationS, finite(r.BudgetS), finite(r.EstimateS), r.DatasetKey).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("create rating: %w", err)
 	}
@@ -217,12 +228,12 @@ func (s *Store) FinishRating(ctx context.Context, r Rating) error {
 		first_load_s = ?, reset_count = ?, resets_s = ?, experiment_count = ?, experiments_s = ?, final_s = ?,
 		total_s = ?, early_saved_s = ?, spread_low = ?, spread_high = ?, machine_cv = ?,
 		reference_before = ?, reference_after = ?, interval_low = ?, interval_high = ?, budget_stopped = ?,
-		interval_unbounded = ?, others_mean = ?, others_max = ?, cores = ? WHERE id = ?`,
+		interval_unbounded = ?, others_mean = ?, others_max = ?, cores = ?, reference_previous_id = ?, reference_previous = ? WHERE id = ?`,
 		r.Status, redactWords(r.Message), fmtTime(r.End), answer, b2i(r.Confirmed),
 		r.FirstLoadS, r.ResetCount, r.ResetsS, r.Experiments, r.ExperimentsS, r.FinalS,
 		r.TotalS, r.EarlySavedS, nullFloat(r.SpreadLow), nullFloat(r.SpreadHigh), nullFloat(r.MachineCV),
 		nullFloat(r.ReferenceBefore), nullFloat(r.ReferenceAfter), nullFloat(r.IntervalLow), nullFloat(r.IntervalHigh), b2i(r.BudgetStopped),
-		b2i(r.IntervalUnbounded), nullFloat(r.OthersMean), nullFloat(r.OthersMax), r.Cores, r.ID)
+		b2i(r.IntervalUnbounded), nullFloat(r.OthersMean), nullFloat(r.OthersMax), r.Cores, nullID(r.ReferencePreviousID), nullFloat(r.ReferencePrevious), r.ID)
 	if err != nil {
 		return fmt.Errorf("finish rating %d: %w", r.ID, err)
 	}
@@ -236,19 +247,20 @@ const ratingColumns = `id, name, status, message, started_at, ended_at, system, 
 	precision_frac, step_s, sla_duration_s, answer, confirmed, first_load_s, reset_count, resets_s,
 	experiment_count, experiments_s, final_s, total_s, early_saved_s, spread_low, spread_high, machine_cv,
 	reference_before, reference_after, interval_low, interval_high, budget_s, estimate_s, budget_stopped,
-	interval_unbounded, others_mean, others_max, cores`
+	interval_unbounded, others_mean, others_max, cores, dataset_key, reference_previous_id, reference_previous`
 
 func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 	var r Rating
 	var start string
 	var end sql.NullString
-	var answer, spreadLow, spreadHigh, machineCV, refBefore, refAfter, ivLow, ivHigh, othersMean, othersMax sql.NullFloat64
+	var answer, spreadLow, spreadHigh, machineCV, refBefore, refAfter, ivLow, ivHigh, othersMean, othersMax, refPrev sql.NullFloat64
+	var refPrevID sql.NullInt64
 	var confirmed, budgetStopped, unbounded, cores int64
 	err := sc.Scan(&r.ID, &r.Name, &r.Status, &r.Message, &start, &end, &r.System, &r.Workload, &r.SLA, &r.By, &r.Strategy,
 		&r.Precision, &r.StepS, &r.SLADurationS, &answer, &confirmed, &r.FirstLoadS, &r.ResetCount, &r.ResetsS,
 		&r.Experiments, &r.ExperimentsS, &r.FinalS, &r.TotalS, &r.EarlySavedS, &spreadLow, &spreadHigh, &machineCV,
 		&refBefore, &refAfter, &ivLow, &ivHigh, &r.BudgetS, &r.EstimateS, &budgetStopped,
-		&unbounded, &othersMean, &othersMax, &cores)
+		&unbounded, &othersMean, &othersMax, &cores, &r.DatasetKey, &refPrevID, &refPrev)
 	if err != nil {
 		return r, err
 	}
@@ -263,7 +275,27 @@ func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 	r.IntervalLow, r.IntervalHigh = floatPtr(ivLow), floatPtr(ivHigh)
 	r.Confirmed, r.BudgetStopped = confirmed != 0, budgetStopped != 0
 	r.IntervalUnbounded, r.OthersMean, r.OthersMax, r.Cores = unbounded != 0, floatPtr(othersMean), floatPtr(othersMax), int(cores)
+	r.ReferencePreviousID, r.ReferencePrevious = refPrevID.Int64, floatPtr(refPrev)
 	return r, nil
+}
+
+// PreviousReference returns the last rating before rating `before` of the
+// data set key whose reference probe ran, and what that probe completed
+// before its first experiment (ok false: none). An empty key has none.
+func (s *Store) PreviousReference(ctx context.Context, key string, before int64) (id int64, ops float64, ok bool, err error) {
+	if key == "" {
+		return 0, 0, false, nil
+	}
+	err = s.queryRow(ctx, `SELECT id, reference_before FROM ratings
+		WHERE dataset_key = ? AND id < ? AND reference_before IS NOT NULL AND reference_before > 0
+		ORDER BY id DESC LIMIT 1`, key, before).Scan(&id, &ops)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, 0, false, nil
+	}
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("the last rating of the same data set: %w", err)
+	}
+	return id, ops, true, nil
 }
 
 // GetRating returns one rating with its steps.

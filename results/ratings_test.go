@@ -80,6 +80,50 @@ func testRatings(t *testing.T, s *Store) {
 
 func TestRatingsSQLite(t *testing.T) { testRatings(t, newSQLite(t)) }
 
+// PreviousReference finds the last earlier rating of the same data set
+// whose reference probe ran: not a later one, not another data set's, not
+// one without a probe; and the comparison is stored with the rating.
+func TestPreviousReference(t *testing.T) {
+	ctx := context.Background()
+	s := newSQLite(t)
+	add := func(key string, before *float64) int64 {
+		t.Helper()
+		id, err := s.CreateRating(ctx, Rating{Name: "r", System: "sim", Workload: "w", SLA: "p95<1ms", By: "rate", Strategy: "keep", DatasetKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.FinishRating(ctx, Rating{ID: id, Status: StatusDone, ReferenceBefore: before}); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	f := func(v float64) *float64 { return &v }
+	a := add("k1", f(5000))
+	b := add("k1", f(4500))
+	add("k2", f(9000)) // another data set
+	add("k1", nil)     // no probe
+	now := add("k1", f(4000))
+	add("k1", f(3000)) // later
+	for _, c := range []struct {
+		key    string
+		before int64
+		id     int64
+		ops    float64
+	}{{"k1", now, b, 4500}, {"k1", b, a, 5000}, {"k1", a, 0, 0}, {"k3", now, 0, 0}, {"", now, 0, 0}} {
+		id, ops, ok, err := s.PreviousReference(ctx, c.key, c.before)
+		if err != nil || id != c.id || ops != c.ops || ok != (c.id != 0) {
+			t.Errorf("PreviousReference(%q, %d) = %d, %v, %v, %v; want %d, %v", c.key, c.before, id, ops, ok, err, c.id, c.ops)
+		}
+	}
+	if err := s.FinishRating(ctx, Rating{ID: now, Status: StatusDone, ReferenceBefore: f(4000), ReferencePreviousID: b, ReferencePrevious: f(4500)}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetRating(ctx, now)
+	if err != nil || got.DatasetKey != "k1" || got.ReferencePreviousID != b || got.ReferencePrevious == nil || *got.ReferencePrevious != 4500 {
+		t.Errorf("stored %+v, %v: want the key and the previous rating's reference", got, err)
+	}
+}
+
 func TestRatingsPostgres(t *testing.T) { testRatings(t, openPostgres(t)) }
 
 func TestResetCeiling(t *testing.T) {

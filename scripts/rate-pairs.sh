@@ -109,6 +109,8 @@ for n, r in (("1", a), ("2", b)):  # what each rating measured of the machine an
     ref = r.get("reference")
     if ref:
         parts.append("reference %.0f → %.0f ops/s (%+.0f%%)" % (ref["before"], ref.get("after", 0), ref.get("moved", 0) * 100))
+        if ref.get("previous_rating"):
+            parts.append("%+.0f%% since rating %d's %.0f" % (ref.get("since_previous", 0) * 100, ref["previous_rating"], ref["previous"]))
     c = r.get("condition")
     if c:
         parts.append("condition " + ", ".join(fig(f) for f in c.get("reference", [])))
