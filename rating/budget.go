@@ -86,7 +86,8 @@ func (o *Options) votesPer() float64 {
 // repeats), and their seconds. From the probe the search grows to the
 // capacity in two steps, then bisects from half of it; without a probe
 // it grows from its start for a guessed five doublings. Every target near
-// the answer takes a majority of runs, and one final run confirms.
+// the answer takes a majority of runs, and so do the final runs that
+// confirm it.
 func (o *Options) estimate() (n int, seconds float64) {
 	w := max(0, o.Warmup).Seconds()
 	step, final := w+o.Step.Seconds(), w+o.SLADuration.Seconds()
@@ -102,8 +103,9 @@ func (o *Options) estimate() (n int, seconds float64) {
 		n += 2
 		seconds += 2 * (w + referenceLength.Seconds())
 	}
-	n += int(math.Ceil(searches)) + 1
-	return n, seconds + math.Ceil(searches)*step + final
+	finals := o.votesPer()
+	n += int(math.Ceil(searches)) + int(finals)
+	return n, seconds + math.Ceil(searches)*step + finals*final
 }
 
 // minimum is the least a rating needs: the probe, one search experiment,
@@ -177,9 +179,12 @@ func (r *rater) left() time.Duration {
 		// majority.
 		secs = 2 * r.opts.votesPer() * final
 	case r.inFinal:
-		if n := len(r.res.Steps); n == 0 || r.res.Steps[n-1].Kind != "final" || !r.res.Steps[n-1].Pass {
-			secs = final // a final run passing ends the rating (near enough)
+		// A majority of final runs passing ends the rating (near enough).
+		passes := 0
+		for i := len(r.res.Steps) - 1; i >= 0 && r.res.Steps[i].Kind == "final" && r.res.Steps[i].Pass; i-- {
+			passes++
 		}
+		secs = max(0, r.opts.votesPer()-float64(passes)) * final
 	case s == nil: // the probe or the reference before it
 		n, est := r.opts.estimate()
 		left := max(0, n-len(r.res.Steps))

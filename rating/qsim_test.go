@@ -51,6 +51,12 @@ type qmodel struct {
 	slow func(n int) float64
 	// props are more properties of the data set (recordcount=1000 and these).
 	props []string
+	// long, longVary: runs that measure at least long (the final runs)
+	// have their capacity scaled by longVary of how many such runs came
+	// before.
+	long     time.Duration
+	longVary func(nth int) float64
+	longs    int
 
 	n     int             // experiments performed
 	conds int             // conditions measured
@@ -102,6 +108,10 @@ func (m *qmodel) perform(p *experiment.Plan) experiment.Performer {
 	m.seen[target]++
 	if m.slow != nil {
 		capacity *= m.slow(n)
+	}
+	if m.longVary != nil && p.Config.Duration >= m.long {
+		capacity *= m.longVary(m.longs)
+		m.longs++
 	}
 	var lag time.Duration
 	if m.late != nil {

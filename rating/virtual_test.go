@@ -264,6 +264,39 @@ func TestFinalSearchesDownAtFullLength(t *testing.T) {
 	}
 }
 
+// The final runs confirm by a majority too: a store whose first final run
+// is lucky (the capacity the search saw) and whose later ones run at 80 %
+// of it is not rated at the lucky run's target; the final runs search down
+// to a target a majority of them held, below 80 % of the search's capacity.
+// (With the first final pass confirming at once, the answer was that
+// target: two keep ratings on PostgreSQL came out 14 % apart that way.)
+func TestVirtualFinalNeedsAMajority(t *testing.T) {
+	t.Parallel()
+	m := &qmodel{capacity: 2000, long: 3 * time.Second, longVary: func(nth int) float64 {
+		if nth == 0 {
+			return 1
+		}
+		return 0.8
+	}}
+	r := qrate(t, m, filepath.Join(t.TempDir(), "r.db"), Options{Start: 1000})
+	var first *Step
+	finals := 0
+	for i, s := range r.Steps {
+		if s.Kind == "final" {
+			if first == nil {
+				first = &r.Steps[i]
+			}
+			finals++
+		}
+	}
+	if first == nil || !first.Pass || finals < 3 {
+		t.Fatalf("final runs %d, first %+v: want a first pass and more runs after it", finals, first)
+	}
+	if !r.Confirmed || r.Answer > 1600 || r.Answer >= first.Target {
+		t.Errorf("answer %.0f (confirmed %v): want one confirmed at or below 80%% of the capacity (1,600), below the lucky final run's %.0f", r.Answer, r.Confirmed, first.Target)
+	}
+}
+
 // A store whose first run at each target above its capacity is lucky (1.5
 // times the capacity, then the capacity): with one vote the bisection
 // climbs on the lucky passes; with three, a pass near the boundary needs

@@ -37,7 +37,7 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&rf.Max, "max", 0, "the highest rate (or clients) to try (0 = no bound)")
 	fs.BoolVar(&rf.NoEarlyStop, "no-early-stop", false, "run every experiment for its full length, even when its outcome is certain")
 	fs.BoolVar(&rf.Probe, "probe", true, "by rate without --rate: first measure the store's capacity (the client pool back to back, closed model, one --duration) and start the search at half of it; --probe=false starts at 100 ops/s")
-	fs.IntVar(&rf.Votes, "votes", rating.DefaultVotes, "a target that fails is run again until a majority of up to this many runs agrees (odd; 1 = no repeats); a pass is taken at once")
+	fs.IntVar(&rf.Votes, "votes", rating.DefaultVotes, "a target that fails is run again until a majority of up to this many runs agrees (odd; 1 = no repeats); a pass is taken at once while the search grows, and needs the majority near the answer and in the final runs")
 	fs.IntVar(&rf.MinTail, "min-tail", rating.DefaultMinTail, "by rate, each experiment lasts until this many operations lie beyond the SLA's percentile (p95: 20× as many in all; at most 10× --duration); 0 = no minimum")
 	fs.BoolVar(&rf.Settle, "settle", true, "after the first load and each reset, wait until the store has finished its background work (compactions, vacuum) before the experiment; --settle=false skips it")
 	fs.DurationVar(&rf.Steadiness, "steadiness", 5*time.Second, "first measure this long how steady this machine's speed is (stored, and a warning when less steady than the precision); 0 = skip")
