@@ -15,10 +15,16 @@ import (
 // MaxOthers busy bounds nothing. Then the interval is widened by how far
 // the reference probe's capacity moved between the first and the last
 // experiment, or from the last rating of the same data set (reference.go),
-// whichever moved more: by the ratio of the two capacities down and up. On a
-// machine whose speed or a store whose condition moved, that is the honest
-// answer: two ratings in a row should land inside each other's interval,
-// not necessarily within the precision of each other.
+// whichever moved more: by the ratio of the two capacities down and up; and
+// by how unsteady the machine's speed measured before the rating (1 + the
+// coefficient of variation of its cache-bound work). Measured on this
+// project's 2-core VM: PostgreSQL's ratings passed 24,000 ops/s twice in
+// one rating and failed it twice in the next, with the store's condition
+// and the reference probe's start the same; the machine's cache-bound work
+// varied by 7–10 % from one 250 ms window to the next. On a machine whose
+// speed or a store whose condition moved, that is the honest answer: two
+// ratings in a row should land inside each other's interval, not
+// necessarily within the precision of each other.
 type Interval struct {
 	Low      float64 `json:"low"`
 	High     float64 `json:"high"`
@@ -32,6 +38,13 @@ type Interval struct {
 	// Machine is g(s), the factor the failure that bounds High was raised
 	// by for other processes' load before it (omitted: not measured).
 	Machine float64 `json:"machine_factor,omitempty"`
+	// ReferenceFactor is what the reference probe's move widened it by,
+	// either way (reference.go: the larger move, within the rating or since
+	// the last one of the same data set); Steadiness what the machine's
+	// measured unsteadiness widened it by: 1 + the coefficient of variation
+	// of its cache-bound work (machine.MeasureSteadiness). Omitted: 1.
+	ReferenceFactor float64 `json:"reference_factor,omitempty"`
+	Steadiness      float64 `json:"steadiness_factor,omitempty"`
 	// Unbounded: every failure above the answer ran while other processes
 	// kept more than MaxOthers of the machine busy, so nothing bounds what
 	// the store does on it unloaded; High is the lowest of them as run,
@@ -88,9 +101,18 @@ func (r *rater) interval() *Interval {
 	if sp := res.Spread; sp != nil {
 		lo, hi = math.Min(lo, sp.Low), math.Max(hi, sp.High)
 	}
-	if f := res.Reference.widening(); f > 1 {
-		lo, hi = lo/f, hi*f // a factor either way: a capacity twice as high or half as high
+	f := 1.0 // a factor either way: a capacity twice as high or half as high
+	if rf := res.Reference.widening(); rf > 1 {
+		f, iv.ReferenceFactor = f*rf, rf
 	}
+	if m := res.Machine; m != nil && m.Cache.CV > 0 {
+		// Two independent sources: the store's capacity moving over the
+		// rating (the reference) and the machine's speed from one moment to
+		// the next, which each experiment samples anew.
+		iv.Steadiness = 1 + m.Cache.CV
+		f *= iv.Steadiness
+	}
+	lo, hi = lo/f, hi*f
 	iv.Low, iv.High = lo, hi
 	iv.Relative = analysis.RelativeSpread(lo, hi)
 	iv.Wider = iv.Unbounded || analysis.SpreadWider(iv.Relative, r.opts.Precision)

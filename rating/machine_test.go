@@ -147,6 +147,37 @@ func TestIntervalRaisesEachFailureByItsLoad(t *testing.T) {
 	}
 }
 
+// The interval widens by the machine's measured unsteadiness (1 + the
+// coefficient of variation of its cache-bound work) and by the reference
+// probe's move, the two factors multiplied: independent sources.
+func TestIntervalWidensByTheMachinesSteadiness(t *testing.T) {
+	steps := []Step{
+		{Kind: "search", Target: 1000, Verdict: verdictPass},
+		{Kind: "search", Target: 1100, Verdict: verdictFail},
+		{Kind: "final", Target: 1000, Verdict: verdictPass},
+	}
+	res := &Rating{Found: true, Answer: 1000, Steps: steps, Machine: &machine.Steadiness{Cache: machine.Variation{CV: 0.1}}}
+	r := &rater{opts: Options{Precision: 0.05}, res: res}
+	iv := r.interval()
+	if math.Abs(iv.Low-1000/1.1) > 1e-9 || math.Abs(iv.High-1100*1.1) > 1e-9 || iv.Steadiness != 1.1 || iv.ReferenceFactor != 0 || !iv.Wider {
+		t.Errorf("interval %+v: want 909 … 1,210 (×1.1 either way), wider than 5%%", iv)
+	}
+	res.Reference = &Reference{Before: 1000, After: 800, Moved: -0.2}
+	f := 1.1 * 1.25
+	if iv = r.interval(); math.Abs(iv.Low-1000/f) > 1e-9 || math.Abs(iv.High-1100*f) > 1e-9 || iv.ReferenceFactor != 1.25 {
+		t.Errorf("interval %+v: want ×%.3f either way (1.1 × 1.25)", iv, f)
+	}
+	res.Machine, res.Reference = nil, nil
+	if iv = r.interval(); iv.Low != 1000 || iv.High != 1100 || iv.Steadiness != 0 {
+		t.Errorf("interval %+v: want the runs' 1,000 … 1,100 without a measurement", iv)
+	}
+	msg := (&rater{opts: Options{By: ByRate, Precision: 0.05}, res: &Rating{Found: true, Confirmed: true, Answer: 1000,
+		Machine: &machine.Steadiness{Cache: machine.Variation{CV: 0.1}}}}).message()
+	if !strings.Contains(msg, "the interval is widened by it (×1.10 either way)") {
+		t.Errorf("message %q: want the widening said", msg)
+	}
+}
+
 // The real measurement: two readings MachineWindow apart, the process's
 // own CPU time left out.
 func TestMachineLoadReadsTheCounters(t *testing.T) {

@@ -682,8 +682,8 @@ func (r *rater) message() string {
 		parts = append(parts, r.res.Spread.describe(r.opts.By, r.opts.Precision))
 	}
 	if m := r.res.Machine; m != nil && m.Cache.CV > r.opts.Precision {
-		parts = append(parts, fmt.Sprintf("this machine's speed was not steady before the rating: cache-bound work varied by %.0f%% (coefficient of variation) from one %v window to the next, register-only work by %.0f%%; a store's capacity moves with it, so two ratings here may differ by more than the precision",
-			m.Cache.CV*100, SteadinessWindow, m.ALU.CV*100))
+		parts = append(parts, fmt.Sprintf("this machine's speed was not steady before the rating: cache-bound work varied by %.0f%% (coefficient of variation) from one %v window to the next, register-only work by %.0f%%; a store's capacity moves with it, so two ratings here may differ by more than the precision, and the interval is widened by it (×%.2f either way)",
+			m.Cache.CV*100, SteadinessWindow, m.ALU.CV*100, 1+m.Cache.CV))
 	}
 	for _, p := range []string{r.res.Budget.describe(r.opts.By, r.opts.Precision), r.res.Reference.describe(r.opts.Precision), r.res.Condition.describe(), r.res.Load.describe()} {
 		if p != "" {
