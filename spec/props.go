@@ -47,8 +47,11 @@ func (e *PropError) Error() string {
 	if e.Missing {
 		return fmt.Sprintf("property %s is required: expected %s", e.Key, e.Want)
 	}
-	msg := fmt.Sprintf("%s: property %s=%q: expected %s", e.Src, e.Key, e.Value, e.Want)
-	return RedactSecretsOf(e.Key, e.Value, msg)
+	// Each part that may hold the value is redacted on its own, never the
+	// whole message: a one-letter password ("0:c@") replaced everywhere took
+	// the property's name with it ("tpREDACTEDREDACTED.mix", found by FuzzMix).
+	value := RedactSecretsOf(e.Key, e.Value, fmt.Sprintf("%q", RedactProp(e.Key, e.Value)))
+	return fmt.Sprintf("%s: property %s=%s: expected %s", e.Src, e.Key, value, RedactSecretsOf(e.Key, e.Value, e.Want))
 }
 
 // Missing returns the error for a required property that was not set.
