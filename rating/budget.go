@@ -37,6 +37,11 @@ type Budget struct {
 	Low     float64 `json:"low,omitempty"`
 	High    float64 `json:"high,omitempty"`
 	Reached float64 `json:"precision_reached,omitempty"`
+	// Finals is how many final runs ran when the budget stopped them (0:
+	// it stopped the search); Band: Low … High is then the 95 % band of
+	// their pass point (final.go), not a pass and a failure.
+	Finals int  `json:"final_runs,omitempty"`
+	Band   bool `json:"band,omitempty"`
 }
 
 // Line says the estimate (and the budget) on one line.
@@ -87,7 +92,7 @@ func (o *Options) votesPer() float64 {
 // capacity in two steps, then bisects from half of it; without a probe
 // it grows from its start for a guessed five doublings. Every target near
 // the answer takes a majority of runs, and so do the final runs that
-// confirm it.
+// confirm it; the final runs, at least minFinals (final.go).
 func (o *Options) estimate() (n int, seconds float64) {
 	w := max(0, o.Warmup).Seconds()
 	step, final := w+o.Step.Seconds(), w+o.SLADuration.Seconds()
@@ -103,16 +108,15 @@ func (o *Options) estimate() (n int, seconds float64) {
 		n += 2
 		seconds += 2 * (w + referenceLength.Seconds())
 	}
-	finals := o.votesPer()
-	n += int(math.Ceil(searches)) + int(finals)
-	return n, seconds + math.Ceil(searches)*step + finals*final
+	n += int(math.Ceil(searches)) + minFinals
+	return n, seconds + math.Ceil(searches)*step + minFinals*final
 }
 
 // minimum is the least a rating needs: the probe, one search experiment,
-// the final run and the reference probes.
+// the least final runs and the reference probes.
 func (o *Options) minimum() time.Duration {
 	w := max(0, o.Warmup)
-	d := w + o.Step + w + o.SLADuration
+	d := w + o.Step + minFinals*(w+o.SLADuration)
 	if o.probe {
 		d += w + o.Step
 	}
@@ -136,10 +140,10 @@ func (r *rater) cost(dur time.Duration) float64 {
 	return max(0, r.opts.Warmup).Seconds() + dur.Seconds() + r.meanReset()
 }
 
-// reserve is what the budget keeps for after the search: the final run
-// and the reference probe after it.
+// reserve is what the budget keeps for after the search: the least final
+// runs and the reference probe after them.
 func (r *rater) reserve() float64 {
-	d := r.cost(r.opts.SLADuration)
+	d := minFinals * r.cost(r.opts.SLADuration)
 	if r.opts.Reference && r.table != "" {
 		d += r.cost(referenceLength)
 	}
@@ -174,17 +178,8 @@ func (r *rater) left() time.Duration {
 	s := r.srch
 	switch {
 	case r.finalDone:
-	case r.inFinal && r.finalFailed:
-		// Searching down at full length: a target or two more, each by a
-		// majority.
-		secs = 2 * r.opts.votesPer() * final
 	case r.inFinal:
-		// A majority of final runs passing ends the rating (near enough).
-		passes := 0
-		for i := len(r.res.Steps) - 1; i >= 0 && r.res.Steps[i].Kind == "final" && r.res.Steps[i].Pass; i-- {
-			passes++
-		}
-		secs = max(0, r.opts.votesPer()-float64(passes)) * final
+		secs = float64(r.finalsLeft()) * final
 	case s == nil: // the probe or the reference before it
 		n, est := r.opts.estimate()
 		left := max(0, n-len(r.res.Steps))
@@ -201,7 +196,7 @@ func (r *rater) left() time.Duration {
 		default:
 			n = float64(bisections((s.hi-s.lo)/s.lo, r.opts.Precision)) * r.opts.votesPer()
 		}
-		secs = n*step + final
+		secs = n*step + minFinals*final
 	}
 	if r.opts.Reference && r.table != "" && !r.referenceDone {
 		secs += r.cost(referenceLength)
@@ -210,6 +205,26 @@ func (r *rater) left() time.Duration {
 		secs = math.Min(secs, (b - r.elapsed()).Seconds()) // the budget stops it by then
 	}
 	return time.Duration(math.Max(0, secs) * float64(time.Second))
+}
+
+// finalsLeft estimates the final runs still to come: up to the least;
+// with a pass point whose band is wider than half the precision, as many
+// more as narrow it to that (a band narrows as one over the square
+// root of the runs), at most maxFinals in all.
+func (r *rater) finalsLeft() int {
+	n := len(r.finals)
+	switch {
+	case r.finalsDone():
+		return 0
+	case n < minFinals:
+		return minFinals - n
+	}
+	p, ok := r.fitFinals()
+	if !ok {
+		return min(2, maxFinals-n)
+	}
+	more := float64(n)*math.Pow(p.Relative/r.opts.Precision, 2) - float64(n)
+	return max(1, min(maxFinals-n, int(math.Ceil(more))))
 }
 
 // progress reports where the rating stands (Hooks.Progress).
@@ -237,6 +252,11 @@ func (b *Budget) describe(by string, precision float64) string {
 		return ""
 	}
 	switch {
+	case b.Band:
+		return fmt.Sprintf("the budget of %s ended the final runs after %d: the target they pass as often as they fail lies between %s and %s (95%%), %.0f%% apart, the precision asked was %g%%",
+			secs(b.BudgetS), b.Finals, format.Target(by, b.Low), format.Target(by, b.High), b.Reached*100, precision*100)
+	case b.Finals > 0 && b.Low == 0 && b.High > 0:
+		return fmt.Sprintf("the budget of %s ended the final runs after %d with none passing (the lowest failure: %s)", secs(b.BudgetS), b.Finals, format.Target(by, b.High))
 	case b.Low == 0 && b.High == 0:
 		return fmt.Sprintf("the budget of %s ran out before any target was decided", secs(b.BudgetS))
 	case b.Low == 0:

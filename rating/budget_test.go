@@ -2,6 +2,7 @@ package rating
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,46 +13,51 @@ import (
 
 // A budget that cannot reach the precision: the 2,000 ops/s model rated
 // from 500 ops/s to 1 %, 1 s warmups and 2 s experiments, each after a
-// 1 s reset, in virtual time, with 40 s. The search stops when its next
-// experiment and the final run would not fit, confirms its highest pass,
-// and says which bracket it reached; the rating ends within the budget.
+// 1 s reset, in virtual time, with 70 s. The search stops when its next
+// experiment and the least final runs would not fit, with the bracket it
+// has (a pass and a target a majority failed, more than 1 % apart); the
+// final runs start at the pass, in the time kept for them, and the budget
+// ends them too; the rating ends within the budget, its answer their pass
+// point, and says the band they reached.
 func TestVirtualBudgetStopsWithTheBracket(t *testing.T) {
 	t.Parallel()
 	m := &qmodel{capacity: 2000, clock: newVclock(), reset: time.Second}
-	r := qrate(t, m, filepath.Join(t.TempDir(), "r.db"), Options{Start: 500, Precision: 0.01, Budget: 40 * time.Second})
-	b := r.Budget
-	if !b.Stopped || b.Low == 0 || b.High <= b.Low || b.Reached <= 0.01 {
-		t.Fatalf("budget %+v: want the search stopped with a bracket wider than the precision", b)
+	r := qrate(t, m, filepath.Join(t.TempDir(), "r.db"), Options{Start: 500, Precision: 0.01, Budget: 70 * time.Second})
+	if r.Time.TotalS > 70 {
+		t.Errorf("the rating took %.1f s of a 70 s budget", r.Time.TotalS)
 	}
-	if r.Time.TotalS > 40 {
-		t.Errorf("the rating took %.1f s of a 40 s budget", r.Time.TotalS)
-	}
-	if !r.Found || r.Answer != b.Low {
-		t.Errorf("answer %.0f (found %v), want the highest pass %.0f", r.Answer, r.Found, b.Low)
-	}
-	// The bracket is what the search decided: a pass, and a target a
-	// majority of runs failed (a target the budget left undecided between
-	// them does not count).
-	fails := map[float64]int{}
-	passed := false
+	votes := map[float64]int{}
+	pass := 0.0
 	for _, st := range r.Steps {
 		if st.Kind == "search" && st.Verdict == verdictFail {
-			fails[st.Target]++
+			votes[st.Target]++
 		}
-		passed = passed || st.Kind == "search" && st.Pass && st.Target == b.Low
+		if st.Kind == "search" && st.Pass {
+			pass = max(pass, st.Target)
+		}
 	}
-	if !passed || fails[b.High] < 2 {
-		t.Errorf("bracket %.0f … %.0f: want a search pass and a target failed by a majority (%v)", b.Low, b.High, fails)
+	fail := math.Inf(1)
+	for x, n := range votes {
+		if n >= 2 && x > pass {
+			fail = min(fail, x)
+		}
 	}
-	if last := r.Steps[len(r.Steps)-1]; last.Kind != "final" || last.Target != b.Low {
-		t.Errorf("last step %s at %.0f, want the final run at the bracket's pass %.0f", last.Kind, last.Target, b.Low)
+	if pass == 0 || fail-pass <= 0.01*pass || searchAnswer(r) != pass {
+		t.Errorf("search: pass %.0f, majority failure %.0f, final runs from %.0f: want a bracket wider than 1 %%, the final runs from its pass", pass, fail, searchAnswer(r))
 	}
-	if iv := r.Interval; iv == nil || !iv.Wider || iv.Low != b.Low || iv.High != b.High {
-		t.Errorf("interval %+v: want %.0f … %.0f, wider than the precision", iv, b.Low, b.High)
+	b, p := r.Budget, r.Final
+	if !b.Stopped || b.Finals < minFinals || !b.Band || p == nil || b.Low != p.Low || b.High != p.High || b.Reached <= 0.01 {
+		t.Fatalf("budget %+v, pass point %+v: want the final runs stopped with the pass point's band, wider than the precision", b, p)
+	}
+	if !r.Found || !r.Confirmed || r.Answer < p.Low || r.Answer > p.High {
+		t.Errorf("answer %.0f (found %v, confirmed %v): want the pass point", r.Answer, r.Found, r.Confirmed)
+	}
+	if iv := r.Interval; iv == nil || !iv.Wider || iv.Low > p.Low || iv.High < p.High {
+		t.Errorf("interval %+v: want it to hold the band %.0f … %.0f, wider than the precision", iv, p.Low, p.High)
 	}
 	msg := (&rater{opts: Options{By: ByRate, Precision: 0.01}, res: r}).message()
-	if !strings.Contains(msg, "the budget of 40s stopped the rating between") {
-		t.Errorf("message %q: want the budget's bracket", msg)
+	if !strings.Contains(msg, "the budget of 1m10s ended the final runs after") {
+		t.Errorf("message %q: want the final runs' band", msg)
 	}
 }
 
@@ -104,22 +110,22 @@ func TestVirtualEstimateAndETA(t *testing.T) {
 	}
 }
 
-// A budget that runs out in the final runs (they search down at full
-// length after a long final run failed) stops with the bracket the final
-// runs reached, the answer unconfirmed.
+// A budget that runs out in the final runs (they step down at full length
+// after long final runs failed below the search's answer) stops them with
+// the band they reached, the answer their pass point.
 func TestVirtualBudgetStopsTheFinalRuns(t *testing.T) {
 	t.Parallel()
 	m := &qmodel{capacity: 2000, clock: newVclock(), reset: time.Second, stallAt: 2500 * time.Millisecond, stallFor: 150 * time.Millisecond}
-	r := qrate(t, m, filepath.Join(t.TempDir(), "r.db"), Options{Step: time.Second, SLADuration: 6 * time.Second, Start: 1000, Precision: 0.2, Warmup: -1, Budget: 30 * time.Second})
+	r := qrate(t, m, filepath.Join(t.TempDir(), "r.db"), Options{Step: time.Second, SLADuration: 6 * time.Second, Start: 1000, Precision: 0.2, Warmup: -1, Budget: 80 * time.Second})
 	b := r.Budget
-	if !b.Stopped || b.Low == 0 || b.High == 0 || r.Time.TotalS > 30 {
-		t.Fatalf("budget %+v after %.1f s: want the final runs stopped with a bracket, within 30 s", b, r.Time.TotalS)
+	if !b.Stopped || b.Finals == 0 || b.Finals >= maxFinals || r.Time.TotalS > 80 {
+		t.Fatalf("budget %+v after %.1f s: want the final runs stopped, within 80 s", b, r.Time.TotalS)
 	}
-	if last := r.Steps[len(r.Steps)-1]; last.Kind != "final" || r.Confirmed {
-		t.Errorf("last step %s, confirmed %v: want the final runs cut short, unconfirmed", last.Kind, r.Confirmed)
+	if last := r.Steps[len(r.Steps)-1]; last.Kind != "final" || r.Answer >= searchAnswer(r) {
+		t.Errorf("last step %s, answer %.0f: want the final runs cut short below the search's %.0f", last.Kind, r.Answer, searchAnswer(r))
 	}
 	msg := (&rater{opts: Options{By: ByRate, Precision: 0.2}, res: r}).message()
-	if !strings.Contains(msg, "the budget of 30s stopped the rating between") {
+	if !strings.Contains(msg, "the budget of 1m20s ended the final runs after") {
 		t.Errorf("message %q", msg)
 	}
 }

@@ -8,8 +8,9 @@ import (
 
 // Interval is what a rating's runs support, for the store on this machine
 // unloaded: from the answer (or lower, where a run failed below a pass:
-// the spread) to the lowest target that failed above it (or higher, where
-// a run passed above a failure). A failure is raised by how much other
+// the spread, or where the final runs' pass-point band reaches: final.go)
+// to the lowest target that failed above it (or higher, where a run passed
+// above a failure, or the band reaches). A failure is raised by how much other
 // processes may have held the store back then (machine.go: × g(s) of the
 // share they kept busy before it); one made while they kept more than
 // MaxOthers busy bounds nothing. Then the interval is widened by how far
@@ -100,6 +101,9 @@ func (r *rater) interval() *Interval {
 	lo := iv.Low
 	if sp := res.Spread; sp != nil {
 		lo, hi = math.Min(lo, sp.Low), math.Max(hi, sp.High)
+	}
+	if p := res.Final; p != nil {
+		lo, hi = math.Min(lo, p.Low), math.Max(hi, p.High)
 	}
 	f := 1.0 // a factor either way: a capacity twice as high or half as high
 	if rf := res.Reference.widening(); rf > 1 {

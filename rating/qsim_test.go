@@ -18,7 +18,8 @@ import (
 // qmodel performs a rating's experiments in virtual time (Options.perform):
 // a single FIFO server of capacity operations per second, each operation
 // holding it for an exponentially distributed time of mean 1/capacity
-// (drawn from a generator seeded with the experiment's number, so a
+// (drawn from a generator seeded with the target, the run's length and
+// how many runs at that target came before, so a
 // rating's runs are the same every time), fed by the experiment's load model (the open
 // model's constant arrivals through its client pool, or the closed model's
 // clients back to back). It is the queue of the sim driver without a
@@ -102,8 +103,9 @@ func (m *qmodel) perform(p *experiment.Plan) experiment.Performer {
 		target = float64(p.Config.Clients)
 	}
 	capacity := m.capacity
+	nth := m.seen[target]
 	if m.vary != nil {
-		capacity *= m.vary(target, m.seen[target])
+		capacity *= m.vary(target, nth)
 	}
 	m.seen[target]++
 	if m.slow != nil {
@@ -122,7 +124,7 @@ func (m *qmodel) perform(p *experiment.Plan) experiment.Performer {
 		if m.clock != nil {
 			origin = m.clock.t.Add(m.reset)
 		}
-		q := &qrun{mean: float64(time.Second) / capacity, rng: rand.New(rand.NewPCG(1, uint64(n))), origin: origin, free: origin,
+		q := &qrun{mean: float64(time.Second) / capacity, rng: rand.New(rand.NewPCG(uint64(nth)+1, math.Float64bits(target)^uint64(p.Config.Duration))), origin: origin, free: origin,
 			stallAt: origin.Add(m.stallAt), stallFor: m.stallFor, lag: lag,
 			clients: p.Config.Clients, rate: s.Rate, ops: p.Workload.Ops(), obs: obs}
 		var sums []measure.Summary

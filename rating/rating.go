@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbrig/dbrig/analysis"
 	"github.com/dbrig/dbrig/driver"
 	"github.com/dbrig/dbrig/experiment"
 	"github.com/dbrig/dbrig/format"
@@ -259,6 +260,9 @@ type Rating struct {
 	// Reference is the reference probe's capacity before and after
 	// (reference.go); nil when not run.
 	Reference *Reference `json:"reference,omitempty"`
+	// Final is the pass point the final runs put the answer at (final.go);
+	// nil: they did not both pass and fail.
+	Final *analysis.PassPoint `json:"final,omitempty"`
 	// Interval is what the runs support (interval.go); nil: no answer.
 	Interval *Interval `json:"interval,omitempty"`
 	// Budget is the budget, the up-front estimate and whether the budget
@@ -463,7 +467,7 @@ func Rate(ctx context.Context, opts Options, h Hooks) (*Rating, error) {
 		return nil, input(err)
 	}
 	if least := opts.minimum(); opts.Budget > 0 && opts.Budget < least {
-		return nil, input(fmt.Errorf("--budget %v: a rating with these settings needs at least %v (its probe, one experiment, the final run and the reference probes, with their warmups): give more, or shorter experiments", opts.Budget, least))
+		return nil, input(fmt.Errorf("--budget %v: a rating with these settings needs at least %v (its probe, one experiment, the least final runs and the reference probes, with their warmups): give more, or shorter experiments", opts.Budget, least))
 	}
 	if h.Warn == nil {
 		h.Warn = func(error) {}
@@ -656,10 +660,11 @@ func (r *rater) rule() string {
 		parts = append(parts, "starts after the store settled from the load or reset (its background work done; in the reset's time)")
 	}
 	if r.opts.Votes > 1 {
-		parts = append(parts, fmt.Sprintf("a failure counts only when a majority of up to %d runs fails; a pass counts at once while the search grows, and needs that majority too once a target has failed (bisecting) and in every final run", r.opts.Votes))
+		parts = append(parts, fmt.Sprintf("a search failure counts only when a majority of up to %d runs fails; a pass counts at once while the search grows, and needs that majority too once a target has failed (bisecting)", r.opts.Votes))
 	} else {
-		parts = append(parts, "every verdict is one run's")
+		parts = append(parts, "every search verdict is one run's")
 	}
+	parts = append(parts, fmt.Sprintf("the final runs last the SLA's duration, one step of %g%% up after a pass and down after a failure (larger while the outcome repeats), %d to %d of them until the 95%% band of the target they pass as often as they fail is within half the precision; the answer is that target", r.opts.Precision/2*100, minFinals, maxFinals))
 	return strings.Join(parts, "; ")
 }
 
@@ -676,7 +681,11 @@ func (r *rater) message() string {
 	case r.res.AtMax:
 		parts = append(parts, "the SLA still held at the search's upper bound: the answer is at least that")
 	case !r.res.Confirmed:
-		parts = append(parts, "the final run did not confirm the answer")
+		parts = append(parts, "no final run (of the SLA's duration) passed: the answer is not confirmed")
+	}
+	if p := r.res.Final; p != nil && analysis.SpreadWider(p.Relative, r.opts.Precision) && !r.res.Budget.Band {
+		parts = append(parts, fmt.Sprintf("the %d final runs place the target they pass as often as they fail between %s and %s (95%%), %.0f%% apart, wider than the precision of %g%%: near it a run's outcome is a coin toss; the interval holds that band",
+			p.Runs, format.Target(r.opts.By, p.Low), format.Target(r.opts.By, p.High), p.Relative*100, r.opts.Precision*100))
 	}
 	if r.res.Spread.wider(r.opts.Precision) {
 		parts = append(parts, r.res.Spread.describe(r.opts.By, r.opts.Precision))
@@ -725,11 +734,12 @@ type rater struct {
 	// inFinal, finalDone: the final runs started, ended; referenceDone: the
 	// reference probe after them ran.
 	inFinal, finalDone, referenceDone bool
-	minOps                            int64   // operations an experiment needs for the SLA's percentile (length)
-	late                              int     // runs of the current verdict repeated because dbrig was late
-	bisecting                         bool    // a search target has failed: a pass needs a majority too
-	finalFailed                       bool    // a final target has failed: the same in the final runs
-	log                               *keyLog // the keys the last experiment wrote (repair, snapshot of keys)
+	minOps                            int64            // operations an experiment needs for the SLA's percentile (length)
+	late                              int              // runs of the current verdict repeated because dbrig was late
+	bisecting                         bool             // a search target has failed: a pass needs a majority too
+	finals                            []analysis.Trial // the final runs so far (final.go)
+	finalStep                         float64          // their staircase's relative step
+	log                               *keyLog          // the keys the last experiment wrote (repair, snapshot of keys)
 	deletes                           bool
 	records                           int64
 	inserted                          int64
@@ -792,108 +802,24 @@ func (r *rater) searchAndConfirm(ctx context.Context) error {
 	return r.confirm(ctx, s, answer)
 }
 
-// maxFinals bounds the targets the final runs of one rating try (each
-// decided by up to Votes runs).
-const maxFinals = 8
-
-// confirm runs the final confirmation for the SLA's full duration (Δ) at
-// the search's answer. A failure there means the shorter search
-// experiments looked better than a long run does: measured on PostgreSQL
-// with 1 M records, 28,000 ops/s passed twice in 4 s and failed in 10 s
-// (a store may slow after some seconds: caches filling with dirty pages,
-// a checkpoint). Stepping down by the precision three times then ended
-// without a confirmed answer (25,270 failed too). So the final runs search down at full length in widening
-// steps (the precision, twice it, four times…) until one passes, then
-// bisect between that pass and the lowest failure to the precision: the
-// answer is the highest rate that held for Δ.
-func (r *rater) confirm(ctx context.Context, s *searcher, answer float64) error {
-	passed, failed := 0.0, 0.0 // at full length: highest pass, lowest failure
-	step := r.opts.Precision
-	tried := answer // the last target a final run decided
-	for try := 0; try < maxFinals; try++ {
-		st, err := r.verdict(ctx, "final", answer, r.opts.SLADuration)
-		if errors.Is(err, errBudget) {
-			// The search's highest pass, or the last final tried: unconfirmed.
-			r.res.Found, answer = true, tried
-			lo, hi := s.lo, s.hi
-			if passed > 0 {
-				lo = passed
-			}
-			if failed > 0 {
-				hi = failed
-			}
-			r.budgetStopped(lo, hi)
-			break
-		}
-		if err != nil {
-			if passed > 0 { // interrupted: what held for Δ so far
-				r.res.Answer, r.res.Confirmed = passed, true
-			}
-			return err
-		}
-		r.res.Found, tried = true, answer
-		if st.Pass {
-			passed = answer
-		} else {
-			failed = answer
-			r.res.AtMax = false // below the bound now
-		}
-		var next float64
-		switch {
-		case passed > 0 && (failed == 0 || failed-passed <= r.opts.Precision*passed):
-			r.res.Answer, r.res.Confirmed = passed, true
-			return nil
-		case passed > 0:
-			next = s.round((passed + failed) / 2)
-		default:
-			next = s.round(answer * (1 - step))
-			step *= 2
-		}
-		if next <= passed || failed > 0 && next >= failed || next < s.min {
-			break
-		}
-		answer = next
-	}
-	// No final run held (or the bound was reached): the answer is the
-	// highest that did, else the last one tried, unconfirmed.
-	if passed > 0 {
-		r.res.Answer, r.res.Confirmed = passed, true
-	} else {
-		r.res.Answer = answer
-	}
-	return nil
-}
-
-// verdict decides a target. While the search grows, a pass is taken at
-// once (cheap, and far below the answer a pass is no luck). Once a target
-// has failed, the search bisects near the boundary, where one lucky run
-// decided ratings (two back to back: a pass at 2,750 ops/s after mixed
-// verdicts at 2,500 and 3,000, then three failed final runs): there a pass
-// too needs a majority of up to Votes runs. A failure always needs one;
-// early stopping makes a repeated failure cheap. Every final run is near
-// the boundary, so a pass there needs a majority too: on PostgreSQL a
-// single 4 s final run at 30,400 ops/s passed with p95 9.15 ms against a
-// 10 ms limit and made the answer, where another rating's runs at 28,800
-// failed twice; and in two keep ratings in a row, one's first final run
-// passed at 26,000 and confirmed it, while the other's failed at 24,000
-// twice and it searched down to 22,800 (14 % apart). A majority accepts a
-// target that passes more often than not more surely than one run does,
-// and one that passes less often less surely: the answers of two ratings
-// scatter less. The step returned carries the majority's verdict.
+// verdict decides a search target. While the search grows, a pass is
+// taken at once (cheap, and far below the answer a pass is no luck). Once
+// a target has failed, the search bisects near the boundary, where one
+// lucky run decided ratings (two back to back: a pass at 2,750 ops/s after
+// mixed verdicts at 2,500 and 3,000, then three failed final runs): there
+// a pass too needs a majority of up to Votes runs. A failure always needs
+// one; early stopping makes a repeated failure cheap. The step returned
+// carries the majority's verdict. (The final runs do not vote: each is
+// one trial of the pass point they estimate together, final.go.)
 func (r *rater) verdict(ctx context.Context, kind string, target float64, dur time.Duration) (Step, error) {
 	return r.judge(kind, func(vote int) (Step, error) { return r.experiment(ctx, kind, target, dur, vote) })
 }
 
 // judge applies the rule of verdict to the runs of one target.
 func (r *rater) judge(kind string, run func(vote int) (Step, error)) (Step, error) {
-	st, err := decide(r.opts.Votes, kind == "search" && r.bisecting || kind == "final", run)
-	if err == nil && !st.Pass {
-		switch kind {
-		case "search":
-			r.bisecting = true
-		case "final":
-			r.finalFailed = true
-		}
+	st, err := decide(r.opts.Votes, kind == "search" && r.bisecting, run)
+	if err == nil && !st.Pass && kind == "search" {
+		r.bisecting = true
 	}
 	return st, err
 }
@@ -1129,6 +1055,9 @@ func (r *rater) attempt(ctx context.Context, kind string, target float64, dur ti
 		r.hooks.Warn(err)
 	}
 	r.seq++
+	if kind == "final" && !st.Inconclusive {
+		r.finals = append(r.finals, analysis.Trial{Target: target, Pass: st.Pass})
+	}
 	if r.hooks.Step != nil {
 		r.hooks.Step(st)
 	}

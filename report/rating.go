@@ -130,9 +130,9 @@ func Rating(w io.Writer, r results.Rating) error {
 	case r.Answer == nil:
 		ew.printf("no answer: %s\n", r.Message)
 	default:
-		conf := "confirmed by the final run"
+		conf := "confirmed by the final runs"
 		if !r.Confirmed {
-			conf = "NOT confirmed by the final run"
+			conf = "NOT confirmed: no final run passed"
 		}
 		ew.printf("answer: %s (%s)", format.Target(r.By, *r.Answer), conf)
 		if r.Message != "" {

@@ -59,7 +59,7 @@ func RatingHTML(w io.Writer, r results.Rating) error {
 		}
 		answer += "answer: " + format.Target(r.By, *r.Answer)
 		if !r.Confirmed {
-			answer += " (not confirmed by the final run)"
+			answer += " (not confirmed: no final run passed)"
 		}
 	}
 	if r.Message != "" {

@@ -31,7 +31,7 @@ func TestRatingTable(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"rating 7: sim, workloada, SLA p95<50ms", "reset snapshot", "precision 5%",
-		"480ms ✗", "stopped", "answer: 1,900 ops/s (confirmed by the final run)",
+		"480ms ✗", "stopped", "answer: 1,900 ops/s (confirmed by the final runs)",
 		"ζ first load 12.000 s", "2 resets × 0.500 s", "2 experiments × 10.000 s", "Δ final 60.000 s", "+ other 0.500 s",
 		"early stopping saved 8.000 s", "resets: 1% of Λ; had they cost nothing, this rating would have been 1.0× faster\n",
 	} {

@@ -76,7 +76,7 @@ func TestRatingsPages(t *testing.T) {
 	}{
 		{"list newest first", "/ratings", 200, []string{"<h1>Ratings</h1>", "1,000 ops/s", "20%", "<td>950 … 1,150 (21%) wider</td>", "79.250 s", `href="/ratings/` + itoa(done) + `"`}, itoa(running) + "," + itoa(done), "-"},
 		{"a rating with its steps", "/ratings/" + itoa(done), 200, []string{
-			"Rating " + itoa(done) + ": sim, workloada", "answer: <strong>1,000 ops/s</strong> (confirmed by the final run)",
+			"Rating " + itoa(done) + ": sim, workloada", "answer: <strong>1,000 ops/s</strong> (confirmed by the final runs)",
 			"interval: <strong>950 ops/s … 1,150 ops/s (21%), WIDER than the precision",
 			"spread: a run failed at 1,000 ops/s, one passed at 1,200 ops/s (20%, WIDER than the precision",
 			`<th class="num">p99 &lt; 10ms</th>`, "34.0ms ✗", "FAIL", "p99 34ms over the limit", "stopped",

@@ -37,11 +37,11 @@ func rateCmd(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&rf.Max, "max", 0, "the highest rate (or clients) to try (0 = no bound)")
 	fs.BoolVar(&rf.NoEarlyStop, "no-early-stop", false, "run every experiment for its full length, even when its outcome is certain")
 	fs.BoolVar(&rf.Probe, "probe", true, "by rate without --rate: first measure the store's capacity (the client pool back to back, closed model, one --duration) and start the search at half of it; --probe=false starts at 100 ops/s")
-	fs.IntVar(&rf.Votes, "votes", rating.DefaultVotes, "a target that fails is run again until a majority of up to this many runs agrees (odd; 1 = no repeats); a pass is taken at once while the search grows, and needs the majority near the answer and in the final runs")
+	fs.IntVar(&rf.Votes, "votes", rating.DefaultVotes, "a target that fails is run again until a majority of up to this many runs agrees (odd; 1 = no repeats); a pass is taken at once while the search grows, and needs the majority once a target has failed (the final runs do not vote: their pass point is the answer)")
 	fs.IntVar(&rf.MinTail, "min-tail", rating.DefaultMinTail, "by rate, each experiment lasts until this many operations lie beyond the SLA's percentile (p95: 20× as many in all; at most 10× --duration); 0 = no minimum")
 	fs.BoolVar(&rf.Settle, "settle", true, "after the first load and each reset, wait until the store has finished its background work (compactions, vacuum) before the experiment; --settle=false skips it")
 	fs.DurationVar(&rf.Steadiness, "steadiness", 5*time.Second, "first measure this long how steady this machine's speed is (stored, and a warning when less steady than the precision); 0 = skip")
-	fs.DurationVar(&rf.Budget, "budget", 0, "cap the rating's total time: the search stops with the best bracket found (and says its precision) when its next experiment and the final run would not fit; 0 = no cap")
+	fs.DurationVar(&rf.Budget, "budget", 0, "cap the rating's total time: the search stops with the best bracket found (and says its precision) when its next experiment and the least final runs would not fit, and the final runs with the band they reached; 0 = no cap")
 	fs.BoolVar(&rf.Reference, "reference", true, "run a short reference read burst (the client pool back to back) before the first and after the last experiment: whether the capacity moved during the rating")
 	fs.BoolVar(&rf.MachineLoad, "machine-load", true, "before each experiment, measure for 300 ms how much of this machine other processes keep busy: a failure while they held it says little about the store on the machine unloaded, and the interval says so")
 	var sets listFlag

@@ -71,7 +71,9 @@ func TestRateJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out.String())
 	}
-	if got.Throughput == nil || *got.Throughput <= 0 || *got.Throughput > 500 || got.SLA != "p95<20ms" || got.Strategy != "reload" || len(got.Steps) < 2 {
+	// The answer is where the final runs pass as often as they fail: the
+	// capacity, or above it by less than the precision.
+	if got.Throughput == nil || *got.Throughput <= 0 || *got.Throughput > 500*1.2 || got.SLA != "p95<20ms" || got.Strategy != "reload" || len(got.Steps) < 2 {
 		t.Errorf("JSON %s", out.String())
 	}
 	if got.Time["total_s"] <= 0 || got.Time["experiments_s"] <= 0 || got.Time["final_s"] <= 0 {
@@ -132,8 +134,8 @@ func TestRateProbe(t *testing.T) {
 		got.Steps[0].Achieved <= 0 || got.Steps[0].Achieved > 550 || got.Steps[1].Kind != "search" {
 		t.Fatalf("steps %+v: want a probe of 8 clients measuring at most about 500 ops/s, then the search", got.Steps)
 	}
-	if got.Throughput == nil || *got.Throughput <= 0 || *got.Throughput > 500 {
-		t.Errorf("answer %v, want one at most the capacity 500", got.Throughput)
+	if got.Throughput == nil || *got.Throughput <= 0 || *got.Throughput > 500*1.2 {
+		t.Errorf("answer %v, want one at most the capacity 500 and the precision (20 %%)", got.Throughput)
 	}
 	if !regexp.MustCompile(`(?m)^\s*2\s+probe\s+8 clients, closed\s+[\d,]+\s.*\s-\s`).MatchString(errb.String()) {
 		t.Errorf("the table's second row (after the reference) is not the probe without a verdict:\n%s", errb.String())

@@ -150,7 +150,7 @@ func TestRateFile(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out.String())
 	}
-	if got.Throughput == nil || *got.Throughput <= 0 || *got.Throughput > 500 || got.SLA != "p95<20ms" || got.Precision != 0.25 ||
+	if got.Throughput == nil || *got.Throughput <= 0 || *got.Throughput > 500*1.25 || got.SLA != "p95<20ms" || got.Precision != 0.25 ||
 		len(got.Steps) < 4 || got.Steps[0].Kind != "reference" || got.Steps[1].Target != 400 {
 		t.Errorf("JSON %s", out.String())
 	}
