@@ -20,9 +20,9 @@ import (
 // a pass and one down after a failure, the step half the precision,
 // doubling while the outcome repeats (faster before it first turns: a
 // store whose long runs fail far below the search's answer is found in a
-// few runs). The answer is the
-// target the final runs pass as often as they fail, fitted to all of them
-// (analysis.FitPassPoint); the runs go on until its 95 % band is within
+// few runs). The answer is the target the final runs pass as often as
+// they fail, fitted to all of them (analysis.FitPassPoint); the runs go
+// on until its 95 % band is within
 // half the precision, at least minFinals and at most maxFinals of them.
 // Half, and eight: stopping as soon as the band was within the precision
 // (from four runs) stopped on runs that looked steeper than the store by
@@ -156,8 +156,8 @@ func (r *rater) fitFinals() (analysis.PassPoint, bool) {
 
 // finalsDone tells whether the final runs are done: maxFinals of them; or
 // at least minFinals, passes and failures among them, and the pass
-// point's band within half the precision; or the staircase at a bound it cannot
-// pass (atBound).
+// point's band within half the precision; or the staircase at a bound it
+// cannot pass (atBound).
 func (r *rater) finalsDone() bool {
 	n := len(r.finals)
 	switch {
