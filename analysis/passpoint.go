@@ -74,11 +74,25 @@ func FitPassPoint(trials []Trial, resolution float64) (p PassPoint, ok bool) {
 	if p.Passes == 0 || p.Passes == p.Runs {
 		return p, false
 	}
-	xs := make([]float64, 0, p.Runs)
-	pass := make([]bool, 0, p.Runs)
+	// The runs grouped by target: a staircase places them on a few
+	// targets, and the likelihood is evaluated some 10⁵ times per fit.
+	var xs []float64
+	var passes, fails []float64
 	for _, t := range trials {
-		if t.Target > 0 {
-			xs, pass = append(xs, math.Log(t.Target)), append(pass, t.Pass)
+		if !(t.Target > 0) {
+			continue
+		}
+		x, j := math.Log(t.Target), 0
+		for j < len(xs) && xs[j] != x {
+			j++
+		}
+		if j == len(xs) {
+			xs, passes, fails = append(xs, x), append(passes, 0), append(fails, 0)
+		}
+		if t.Pass {
+			passes[j]++
+		} else {
+			fails[j]++
 		}
 	}
 	scales := make([]float64, passScaleGrid)
@@ -91,10 +105,12 @@ func FitPassPoint(trials []Trial, resolution float64) (p PassPoint, ok bool) {
 		sum := 0.0
 		for j, x := range xs {
 			z := (m - x) / s // ln P(pass) = ln σ(z), ln P(fail) = ln σ(−z)
-			if !pass[j] {
-				z = -z
+			if passes[j] > 0 {
+				sum += passes[j] * logSigmoid(z)
 			}
-			sum += logSigmoid(z)
+			if fails[j] > 0 {
+				sum += fails[j] * logSigmoid(-z)
+			}
 		}
 		return sum
 	}

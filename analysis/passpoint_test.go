@@ -145,3 +145,16 @@ func FuzzFitPassPoint(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFitPassPoint: one fit of a rating's 16 final runs (a staircase
+// on five targets); a rating fits after every final run.
+func BenchmarkFitPassPoint(b *testing.B) {
+	p, f := true, false
+	trials := []Trial{{1000, p}, {1050, p}, {1102.5, f}, {1050, f}, {1000, p}, {1050, p}, {1102.5, f}, {1050, p},
+		{1102.5, f}, {1050, f}, {1000, f}, {952.4, p}, {1000, p}, {1050, f}, {1000, p}, {1050, p}}
+	for b.Loop() {
+		if _, ok := FitPassPoint(trials, 0.05); !ok {
+			b.Fatal("no fit")
+		}
+	}
+}
