@@ -24,7 +24,10 @@ type Trial struct {
 type PassPoint struct {
 	Mid float64 `json:"mid"`
 	// Low, High: the 95 % likelihood-ratio band of Mid (the targets whose
-	// profile likelihood lies within χ²₁(0.95)/2 of the best).
+	// profile likelihood lies within χ²₁(0.95)/2 of the best). Nominal:
+	// on simulated staircases of 16 runs it held the true point in 87 %
+	// of fits (TestFitPassPointCoversTheTruth); a 99 % threshold only
+	// raised that to 91 % and cost a rating of a steep store 5 runs.
 	Low      float64 `json:"low"`
 	High     float64 `json:"high"`
 	Relative float64 `json:"relative"` // (High − Low) / Low

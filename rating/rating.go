@@ -643,6 +643,9 @@ func stored(res *Rating, status, msg string) results.Rating {
 	if l := res.Load; l != nil {
 		fin.OthersMean, fin.OthersMax, fin.Cores = &l.Mean, &l.Max, l.Cores
 	}
+	if f := res.Final; f != nil {
+		fin.Final = &results.RatingFinal{Mid: f.Mid, Low: f.Low, High: f.High, Scale: f.Scale, Runs: f.Runs, Passes: f.Passes}
+	}
 	fin.BudgetStopped = res.Budget.Stopped
 	return fin
 }

@@ -78,6 +78,10 @@ func TestVirtualKnownAnswer(t *testing.T) {
 	if got.Status != results.StatusDone || got.Answer == nil || *got.Answer != a.Answer || len(got.Steps) != len(a.Steps) {
 		t.Errorf("stored rating %+v, want done with answer %.0f and %d steps", got, a.Answer, len(a.Steps))
 	}
+	// The pass point as the JSON has it, stored (the report's "final runs:").
+	if f := a.Final; f == nil || got.Final == nil || *got.Final != (results.RatingFinal{Mid: f.Mid, Low: f.Low, High: f.High, Scale: f.Scale, Runs: f.Runs, Passes: f.Passes}) {
+		t.Errorf("stored final runs %+v, want %+v", got.Final, a.Final)
+	}
 	runs, err := s.ListRuns(context.Background(), results.Filter{Tag: "rating:" + itoa(a.ID)})
 	if err != nil {
 		t.Fatal(err)

@@ -140,6 +140,9 @@ func Rating(w io.Writer, r results.Rating) error {
 		}
 		ew.printf("\n")
 	}
+	if line := RatingFinal(r); line != "" {
+		ew.printf("final runs: %s\n", line)
+	}
 	if rel, wider, ok := ratingSpread(r); ok {
 		verdict := "within the precision"
 		if wider {
@@ -385,6 +388,19 @@ func RatingInterval(r results.Rating) string {
 		verdict = fmt.Sprintf("WIDER than the precision of %g%%: the answer is not known to the precision asked", r.Precision*100)
 	}
 	return fmt.Sprintf("%s … %s (%.0f%%), %s", lo, hi, rel*100, verdict)
+}
+
+// RatingFinal says where the final runs placed the answer ("" without a
+// fit): their pass point, its band and scale, and how many ran and passed.
+// The terminal's, the HTML page's and the dashboard's line.
+func RatingFinal(r results.Rating) string {
+	f := r.Final
+	if f == nil || f.Low <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d counted, %d passed; pass point %s, band %s … %s (%.0f%%); a run's chance to pass falls from 73%% to 27%% within ±%.0f%% of it",
+		f.Runs, f.Passes, format.Target(r.By, f.Mid), format.Target(r.By, f.Low), format.Target(r.By, f.High),
+		analysis.RelativeSpread(f.Low, f.High)*100, f.Scale*100)
 }
 
 // ratingLoad writes how busy other processes kept the machine before the

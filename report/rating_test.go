@@ -49,6 +49,12 @@ func TestRatingTable(t *testing.T) {
 		t.Errorf("a reload rating's ceiling: %v\n%s", err, b.String())
 	}
 	b.Reset()
+	final := r
+	final.Final = &results.RatingFinal{Mid: 1900, Low: 1850, High: 1960, Scale: 0.034, Runs: 12, Passes: 7}
+	if err := Rating(&b, final); err != nil || !strings.Contains(b.String(), "\nfinal runs: 12 counted, 7 passed; pass point 1,900 ops/s, band 1,850 ops/s … 1,960 ops/s (6%); a run's chance to pass falls from 73% to 27% within ±3% of it\n") {
+		t.Errorf("with the final runs' pass point: %v\n%s", err, b.String())
+	}
+	b.Reset()
 	lo, hi := 1500.0, 1900.0
 	r.SpreadLow, r.SpreadHigh = &lo, &hi
 	if err := Rating(&b, r); err != nil || !strings.Contains(b.String(), "spread: a run failed at 1,500 ops/s, one passed at 1,900 ops/s (27%, WIDER than the precision") {

@@ -71,7 +71,19 @@ type Rating struct {
 	// the search before the precision.
 	BudgetS, EstimateS float64
 	BudgetStopped      bool
-	Steps              []RatingStep
+	// Final is the final runs' pass point; nil: no fit (every final run
+	// passed, or none did, or none ran).
+	Final *RatingFinal
+	Steps []RatingStep
+}
+
+// RatingFinal is a rating's final runs' pass point as stored
+// (analysis.PassPoint, which results may not import): the target they
+// passed as often as they failed, its band, the fitted scale of the pass
+// probability, and the final runs it was fitted to and that passed.
+type RatingFinal struct {
+	Mid, Low, High, Scale float64
+	Runs, Passes          int
 }
 
 // ResetCeiling is how many times faster the rating would have been had
@@ -224,16 +236,24 @@ func (s *Store) FinishRating(ctx context.Context, r Rating) error {
 		r.End = time.Now()
 	}
 	answer := nullFloat(r.Answer)
+	var passMid, passLow, passHigh, passScale sql.NullFloat64
+	var finalRuns, finalPasses int64
+	if f := r.Final; f != nil {
+		passMid, passLow, passHigh, passScale = nullFloat(&f.Mid), nullFloat(&f.Low), nullFloat(&f.High), nullFloat(&f.Scale)
+		finalRuns, finalPasses = int64(f.Runs), int64(f.Passes)
+	}
 	res, err := s.exec(ctx, `UPDATE ratings SET status = ?, message = ?, ended_at = ?, answer = ?, confirmed = ?,
 		first_load_s = ?, reset_count = ?, resets_s = ?, experiment_count = ?, experiments_s = ?, final_s = ?,
 		total_s = ?, early_saved_s = ?, spread_low = ?, spread_high = ?, machine_cv = ?,
 		reference_before = ?, reference_after = ?, interval_low = ?, interval_high = ?, budget_stopped = ?,
-		interval_unbounded = ?, others_mean = ?, others_max = ?, cores = ?, reference_previous_id = ?, reference_previous = ? WHERE id = ?`,
+		interval_unbounded = ?, others_mean = ?, others_max = ?, cores = ?, reference_previous_id = ?, reference_previous = ?,
+		pass_mid = ?, pass_low = ?, pass_high = ?, pass_scale = ?, final_runs = ?, final_passes = ? WHERE id = ?`,
 		r.Status, redactWords(r.Message), fmtTime(r.End), answer, b2i(r.Confirmed),
 		r.FirstLoadS, r.ResetCount, r.ResetsS, r.Experiments, r.ExperimentsS, r.FinalS,
 		r.TotalS, r.EarlySavedS, nullFloat(r.SpreadLow), nullFloat(r.SpreadHigh), nullFloat(r.MachineCV),
 		nullFloat(r.ReferenceBefore), nullFloat(r.ReferenceAfter), nullFloat(r.IntervalLow), nullFloat(r.IntervalHigh), b2i(r.BudgetStopped),
-		b2i(r.IntervalUnbounded), nullFloat(r.OthersMean), nullFloat(r.OthersMax), r.Cores, nullID(r.ReferencePreviousID), nullFloat(r.ReferencePrevious), r.ID)
+		b2i(r.IntervalUnbounded), nullFloat(r.OthersMean), nullFloat(r.OthersMax), r.Cores, nullID(r.ReferencePreviousID), nullFloat(r.ReferencePrevious),
+		passMid, passLow, passHigh, passScale, finalRuns, finalPasses, r.ID)
 	if err != nil {
 		return fmt.Errorf("finish rating %d: %w", r.ID, err)
 	}
@@ -247,20 +267,24 @@ const ratingColumns = `id, name, status, message, started_at, ended_at, system, 
 	precision_frac, step_s, sla_duration_s, answer, confirmed, first_load_s, reset_count, resets_s,
 	experiment_count, experiments_s, final_s, total_s, early_saved_s, spread_low, spread_high, machine_cv,
 	reference_before, reference_after, interval_low, interval_high, budget_s, estimate_s, budget_stopped,
-	interval_unbounded, others_mean, others_max, cores, dataset_key, reference_previous_id, reference_previous`
+	interval_unbounded, others_mean, others_max, cores, dataset_key, reference_previous_id, reference_previous,
+	pass_mid, pass_low, pass_high, pass_scale, final_runs, final_passes`
 
 func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 	var r Rating
 	var start string
 	var end sql.NullString
 	var answer, spreadLow, spreadHigh, machineCV, refBefore, refAfter, ivLow, ivHigh, othersMean, othersMax, refPrev sql.NullFloat64
+	var passMid, passLow, passHigh, passScale sql.NullFloat64
 	var refPrevID sql.NullInt64
+	var finalRuns, finalPasses int64
 	var confirmed, budgetStopped, unbounded, cores int64
 	err := sc.Scan(&r.ID, &r.Name, &r.Status, &r.Message, &start, &end, &r.System, &r.Workload, &r.SLA, &r.By, &r.Strategy,
 		&r.Precision, &r.StepS, &r.SLADurationS, &answer, &confirmed, &r.FirstLoadS, &r.ResetCount, &r.ResetsS,
 		&r.Experiments, &r.ExperimentsS, &r.FinalS, &r.TotalS, &r.EarlySavedS, &spreadLow, &spreadHigh, &machineCV,
 		&refBefore, &refAfter, &ivLow, &ivHigh, &r.BudgetS, &r.EstimateS, &budgetStopped,
-		&unbounded, &othersMean, &othersMax, &cores, &r.DatasetKey, &refPrevID, &refPrev)
+		&unbounded, &othersMean, &othersMax, &cores, &r.DatasetKey, &refPrevID, &refPrev,
+		&passMid, &passLow, &passHigh, &passScale, &finalRuns, &finalPasses)
 	if err != nil {
 		return r, err
 	}
@@ -276,6 +300,10 @@ func scanRating(sc interface{ Scan(...any) error }) (Rating, error) {
 	r.Confirmed, r.BudgetStopped = confirmed != 0, budgetStopped != 0
 	r.IntervalUnbounded, r.OthersMean, r.OthersMax, r.Cores = unbounded != 0, floatPtr(othersMean), floatPtr(othersMax), int(cores)
 	r.ReferencePreviousID, r.ReferencePrevious = refPrevID.Int64, floatPtr(refPrev)
+	if passMid.Valid {
+		r.Final = &RatingFinal{Mid: passMid.Float64, Low: passLow.Float64, High: passHigh.Float64, Scale: passScale.Float64,
+			Runs: int(finalRuns), Passes: int(finalPasses)}
+	}
 	return r, nil
 }
 

@@ -52,6 +52,11 @@ func testRatings(t *testing.T, s *Store) {
 	fin.SpreadLow, fin.SpreadHigh = &spreadLow, &spreadHigh
 	machineCV := 0.25
 	fin.MachineCV = &machineCV
+	if got.Final != nil {
+		t.Errorf("running rating's final runs = %+v, want none", got.Final)
+	}
+	final := RatingFinal{Mid: 1950.5, Low: 1900.25, High: 2010.75, Scale: 0.031, Runs: 16, Passes: 9}
+	fin.Final = &final
 	if err := s.FinishRating(ctx, fin); err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +70,9 @@ func testRatings(t *testing.T, s *Store) {
 		got.SpreadLow == nil || *got.SpreadLow != spreadLow || got.SpreadHigh == nil || *got.SpreadHigh != spreadHigh ||
 		got.MachineCV == nil || *got.MachineCV != machineCV {
 		t.Errorf("finished rating = %+v", got)
+	}
+	if got.Final == nil || *got.Final != final {
+		t.Errorf("final runs = %+v, want %+v", got.Final, final)
 	}
 	list, err := s.ListRatings(ctx, 5)
 	if err != nil || len(list) == 0 || list[0].ID != id {

@@ -81,6 +81,7 @@ type ratingData struct {
 	Message         string
 	Spread, Machine string // sentences; "" when not measured
 	IntervalLine    string // report.RatingInterval: the answer's first line
+	FinalLine       string // report.RatingFinal: the final runs' pass point
 	TermHeads       []string
 	Steps           []stepView
 	PNG             template.URL // the rating's plot (report.RatingPNG); "" without steps
@@ -106,7 +107,7 @@ func (s *Server) rating(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, code, err)
 		return
 	}
-	d := ratingData{ratingView: viewRating(x), Confirmed: x.Confirmed, Message: x.Message, IntervalLine: report.RatingInterval(x)}
+	d := ratingData{ratingView: viewRating(x), Confirmed: x.Confirmed, Message: x.Message, IntervalLine: report.RatingInterval(x), FinalLine: report.RatingFinal(x)}
 	if rel, wider, ok := report.RatingSpread(x); ok {
 		verdict := "within the precision"
 		if wider {

@@ -50,7 +50,7 @@ func ratingStore(t *testing.T) (*results.Store, int64, int64, int64) {
 	}
 	answer, low, high, ivLow, ivHigh := 1000.0, 1000.0, 1200.0, 950.0, 1150.0
 	if err := s.FinishRating(ctx, results.Rating{ID: done, Status: results.StatusDone, End: t0.Add(time.Minute), Answer: &answer, Confirmed: true,
-		IntervalLow: &ivLow, IntervalHigh: &ivHigh, Precision: 0.1,
+		IntervalLow: &ivLow, IntervalHigh: &ivHigh, Precision: 0.1, Final: &results.RatingFinal{Mid: 1000, Low: 950, High: 1060, Scale: 0.04, Runs: 5, Passes: 3},
 		FirstLoadS: 5, ResetCount: 2, ResetsS: 2.25, Experiments: 2, ExperimentsS: 42, FinalS: 30, TotalS: 79.25, SpreadLow: &low, SpreadHigh: &high}); err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +78,7 @@ func TestRatingsPages(t *testing.T) {
 		{"a rating with its steps", "/ratings/" + itoa(done), 200, []string{
 			"Rating " + itoa(done) + ": sim, workloada", "answer: <strong>1,000 ops/s</strong> (confirmed by the final runs)",
 			"interval: <strong>950 ops/s … 1,150 ops/s (21%), WIDER than the precision",
+			`<p id="final">final runs: 5 counted, 3 passed; pass point 1,000 ops/s, band 950 ops/s … 1,060 ops/s (12%)`,
 			"spread: a run failed at 1,000 ops/s, one passed at 1,200 ops/s (20%, WIDER than the precision",
 			`<th class="num">p99 &lt; 10ms</th>`, "34.0ms ✗", "FAIL", "p99 34ms over the limit", "stopped",
 			`<a href="/run/` + itoa(run) + `">`, `src="data:image/png;base64,`, "2 resets", "79.250 s",
