@@ -112,6 +112,10 @@ func (o *Outcome) Measured() (measure.Summary, bool) { return measure.Measured(o
 // otherwise the run has a final status whatever happened, what was measured
 // is stored, and the error (if any) says why it failed or was interrupted.
 func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
+	p, err := p.again()
+	if err != nil {
+		return nil, err
+	}
 	warn := h.Warn
 	if warn == nil {
 		warn = func(error) {}

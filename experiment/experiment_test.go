@@ -251,3 +251,26 @@ func TestExecuteWritesToCallersStore(t *testing.T) {
 		t.Errorf("the plan's store %s was opened (stat: %v)", named, err)
 	}
 }
+
+// One Plan executed twice (the same experiment again, each run loading
+// afresh): each run gets a workload of its own. With the first run's, the
+// second read keys its own load never wrote and every operation failed.
+func TestExecuteOnePlanTwice(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "r.db")
+	for _, drv := range []string{"sim", "sqlite"} {
+		p, err := Resolve(Options{Driver: drv, Store: store, Props: []string{"recordcount=50", "operationcount=300"}, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			out, err := Execute(context.Background(), p, Hooks{})
+			if err != nil {
+				t.Fatalf("%s, run %d: %v", drv, i+1, err)
+			}
+			if sum, ok := out.Measured(); !ok || sum.Overall.Count != 300 || sum.Overall.Errors != 0 {
+				t.Errorf("%s, run %d: measured %v, %d operations, %d errors; want 300 without errors", drv, i+1, ok, sum.Overall.Count, sum.Overall.Errors)
+			}
+		}
+	}
+}

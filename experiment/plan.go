@@ -178,6 +178,20 @@ func Resolve(opts Options) (*Plan, error) {
 	return p, nil
 }
 
+// again is the plan for one execution: a copy with a workload of its own.
+// A workload keeps the state of its run (the load's insert sequence, the
+// keys inserted since), so a Plan executed a second time with the first
+// run's workload would read keys its new load never wrote.
+func (p *Plan) again() (*Plan, error) {
+	w, _, err := newWorkload(p.Props)
+	if err != nil {
+		return nil, input(err)
+	}
+	q := *p
+	q.Workload = w
+	return &q, nil
+}
+
 // Outputs are the files the run writes besides the results store.
 func (p *Plan) Outputs() []outfile.Path {
 	return []outfile.Path{{Role: "--hdrlog", Path: p.HDRLog}}
