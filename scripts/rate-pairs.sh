@@ -20,8 +20,9 @@
 # where runs contradicted each other, within the precision); then per rating
 # the machine's load (others' share before the experiments), the reference
 # burst before and after, and the store's condition (after the load, and its
-# largest drift). The full JSON of every rating stays in $OUT (default: a
-# temporary directory that is removed) for a closer look.
+# largest drift), and the final runs' pass point. The full JSON of every
+# rating stays in $OUT (default: a temporary directory that is removed) for
+# a closer look.
 set -euo pipefail
 dbrig=${1:?usage: rate-pairs.sh DBRIG pebble|postgres [STRATEGY…]}
 system=${2:?usage: rate-pairs.sh DBRIG pebble|postgres [STRATEGY…]}
@@ -111,6 +112,10 @@ for n, r in (("1", a), ("2", b)):  # what each rating measured of the machine an
         parts.append("reference %.0f → %.0f ops/s (%+.0f%%)" % (ref["before"], ref.get("after", 0), ref.get("moved", 0) * 100))
         if ref.get("previous_rating"):
             parts.append("%+.0f%% since rating %d's %.0f" % (ref.get("since_previous", 0) * 100, ref["previous_rating"], ref["previous"]))
+    f = r.get("final")
+    if f:
+        parts.append("final runs %d (%d passed), pass point %.0f, band %.0f…%.0f (%.0f%%), scale %.1f%%" % (
+            f["runs"], f["passes"], f["mid"], f["low"], f["high"], f["relative"] * 100, f["scale"] * 100))
     c = r.get("condition")
     if c:
         parts.append("condition " + ", ".join(fig(f) for f in c.get("reference", [])))
