@@ -253,7 +253,7 @@ func (b *Budget) describe(by string, precision float64) string {
 	}
 	switch {
 	case b.Band:
-		return fmt.Sprintf("the budget of %s ended the final runs after %d: the target they pass as often as they fail lies between %s and %s (95%%), %.0f%% apart, the precision asked was %g%%",
+		return fmt.Sprintf("the budget of %s ended the final runs after %d: the target they pass as often as they fail lies between %s and %s (their likelihood band, nominally 95%%), %.0f%% apart, the precision asked was %g%%",
 			secs(b.BudgetS), b.Finals, format.Target(by, b.Low), format.Target(by, b.High), b.Reached*100, precision*100)
 	case b.Finals > 0 && b.Low == 0 && b.High > 0:
 		return fmt.Sprintf("the budget of %s ended the final runs after %d with none passing (the lowest failure: %s)", secs(b.BudgetS), b.Finals, format.Target(by, b.High))

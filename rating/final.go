@@ -22,7 +22,7 @@ import (
 // store whose long runs fail far below the search's answer is found in a
 // few runs). The answer is the target the final runs pass as often as
 // they fail, fitted to all of them (analysis.FitPassPoint); the runs go
-// on until its 95 % band is within
+// on until its likelihood band (nominally 95 %) is within
 // half the precision, at least minFinals and at most maxFinals of them.
 // Half, and eight: stopping as soon as the band was within the precision
 // (from four runs) stopped on runs that looked steeper than the store by

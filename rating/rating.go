@@ -667,7 +667,7 @@ func (r *rater) rule() string {
 	} else {
 		parts = append(parts, "every search verdict is one run's")
 	}
-	parts = append(parts, fmt.Sprintf("the final runs last the SLA's duration, one step of %g%% up after a pass and down after a failure (larger while the outcome repeats), %d to %d of them until the 95%% band of the target they pass as often as they fail is within half the precision; the answer is that target", r.opts.Precision/2*100, minFinals, maxFinals))
+	parts = append(parts, fmt.Sprintf("the final runs last the SLA's duration, one step of %g%% up after a pass and down after a failure (larger while the outcome repeats), %d to %d of them until the likelihood band (nominally 95%%) of the target they pass as often as they fail is within half the precision; the answer is that target", r.opts.Precision/2*100, minFinals, maxFinals))
 	return strings.Join(parts, "; ")
 }
 
@@ -687,7 +687,7 @@ func (r *rater) message() string {
 		parts = append(parts, "no final run (of the SLA's duration) passed: the answer is not confirmed")
 	}
 	if p := r.res.Final; p != nil && analysis.SpreadWider(p.Relative, r.opts.Precision) && !r.res.Budget.Band {
-		parts = append(parts, fmt.Sprintf("the %d final runs place the target they pass as often as they fail between %s and %s (95%%), %.0f%% apart, wider than the precision of %g%%: near it a run's outcome is a coin toss; the interval holds that band",
+		parts = append(parts, fmt.Sprintf("the %d final runs place the target they pass as often as they fail between %s and %s (their likelihood band, nominally 95%%), %.0f%% apart, wider than the precision of %g%%: near it a run's outcome is a coin toss; the interval holds that band",
 			p.Runs, format.Target(r.opts.By, p.Low), format.Target(r.opts.By, p.High), p.Relative*100, r.opts.Precision*100))
 	}
 	if r.res.Spread.wider(r.opts.Precision) {
