@@ -78,7 +78,7 @@ func FitPassPoint(trials []Trial, resolution float64) (p PassPoint, ok bool) {
 		return p, false
 	}
 	// The runs grouped by target: a staircase places them on a few
-	// targets, and the likelihood is evaluated some 10⁵ times per fit.
+	// targets, and the likelihood is evaluated some 10⁴ times per fit.
 	var xs []float64
 	var passes, fails []float64
 	for _, t := range trials {
